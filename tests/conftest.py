@@ -1,0 +1,60 @@
+"""Shared fixtures: every test gets its own ZEROMEM_HOME under tmp_path and a CLI runner."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from zeromem_cli import MemoryStore
+from zeromem_cli.cli import app
+
+SCOPE_ENV = ("ZEROMEM_DB", "ZEROMEM_USER", "ZEROMEM_AGENT", "ZEROMEM_SESSION", "NO_COLOR")
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No test ever touches the real user data dir or inherits scope from the environment."""
+    home = tmp_path / "zeromem-home"
+    monkeypatch.setenv("ZEROMEM_HOME", str(home))
+    for name in SCOPE_ENV:
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "memories.db"
+
+
+@pytest.fixture
+def store(db_path: Path) -> MemoryStore:
+    with MemoryStore(db_path) as opened:
+        yield opened  # type: ignore[misc]
+
+
+Run = Callable[..., Result]
+
+
+@pytest.fixture
+def cli(db_path: Path) -> Run:
+    """Invoke the CLI on the test database: ``cli("add", "text")``; input= feeds stdin."""
+    runner = CliRunner()
+
+    def run(*args: str, input: str | bytes | None = None, db: bool = True, **kw: Any) -> Result:
+        argv = list(args)
+        if db:  # before a "--" separator, else at the end
+            at = argv.index("--") if "--" in argv else len(argv)
+            argv[at:at] = ["--db", str(db_path)]
+        return runner.invoke(app, argv, input=input, **kw)
+
+    return run
+
+
+def as_json(result: Result) -> Any:
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)

@@ -1,0 +1,117 @@
+"""The ``zeromem`` command: a thin Typer layer over ``MemoryStore``.
+
+Each command family lives in its own module and registers on ``app``. This module owns the one
+error handler: a ``ZeromemError`` or a usage error becomes ``zeromem: error: ...`` on stderr and
+its exit code, never a traceback (set ZEROMEM_DEBUG=1 to see one for an unexpected failure).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import typer
+from typer._click.exceptions import NoArgsIsHelpError, UsageError
+from typer.core import TyperGroup
+
+from zeromem_cli import render
+from zeromem_cli.errors import ZeromemError
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class ZeromemGroup(TyperGroup):
+    """A Typer group whose ``main`` maps every failure to one line and an exit code."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        try:
+            result = super().main(
+                args=args,
+                prog_name=prog_name or "zeromem",
+                complete_var=complete_var,
+                standalone_mode=False,
+                **extra,
+            )
+        except NoArgsIsHelpError as exc:
+            print(exc.format_message())
+            code = EXIT_OK
+        except UsageError as exc:
+            hint = f"; see '{exc.ctx.command_path} --help'" if exc.ctx is not None else ""
+            render.error(exc.format_message().rstrip(".") + hint)
+            code = EXIT_USAGE
+        except ZeromemError as exc:
+            render.error(str(exc))
+            code = exc.exit_code
+        except typer.TyperException as exc:
+            render.error(str(exc))
+            code = getattr(exc, "exit_code", EXIT_ERROR)
+        except (typer.Abort, KeyboardInterrupt, EOFError):
+            render.error("interrupted")
+            code = EXIT_INTERRUPTED
+        except BrokenPipeError:
+            # The reader went away (`zeromem list | head`): stop quietly, no traceback.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            code = EXIT_ERROR
+        except Exception as exc:  # a bug: say so in one line, traceback only on request
+            if os.environ.get("ZEROMEM_DEBUG"):
+                raise
+            render.error(
+                f"internal error: {type(exc).__name__}: {exc} (set ZEROMEM_DEBUG=1 for details)"
+            )
+            code = EXIT_ERROR
+        else:
+            code = result if isinstance(result, int) else EXIT_OK
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+app = typer.Typer(
+    name="zeromem",
+    cls=ZeromemGroup,
+    help="Long-term memory for LLM agents: every operation is deterministic code, zero tokens.",
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from zeromem_cli import __version__
+
+        print(f"zeromem {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Long-term memory for LLM agents: every operation is deterministic code, zero tokens."""
+
+
+# Command modules register themselves on `app` when imported.
+from zeromem_cli.cli import memories as _memories  # noqa: E402,F401
+from zeromem_cli.cli import search as _search  # noqa: E402,F401
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

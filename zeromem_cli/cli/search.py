@@ -1,0 +1,69 @@
+"""The ``search`` command: full-text search with filters, output in any format."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from zeromem_cli import render
+from zeromem_cli.cli import app
+from zeromem_cli.cli.memories import CategoryOption, KeyOption, TagOption
+from zeromem_cli.cli.options import (
+    AgentOption,
+    DbOption,
+    FormatOption,
+    JsonOption,
+    SessionOption,
+    UserOption,
+    open_store,
+    read_text_argument,
+)
+from zeromem_cli.query import Filters
+from zeromem_cli.times import parse_since, utcnow
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for, in any language; - reads stdin.")],
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most N results.")] = 10,
+    category: CategoryOption = None,
+    tag: TagOption = None,
+    key: KeyOption = None,
+    since: Annotated[
+        Optional[str], typer.Option("--since", help="Created within 7d, 24h... or since a date.")
+    ] = None,
+    until: Annotated[
+        Optional[str], typer.Option("--until", help="Created before 7d ago, or before a date.")
+    ] = None,
+    min_score: Annotated[
+        Optional[float], typer.Option("--min-score", help="Drop results scoring below this.")
+    ] = None,
+    include_expired: Annotated[
+        bool, typer.Option("--include-expired", help="Include expired memories.")
+    ] = False,
+    fts: Annotated[
+        bool, typer.Option("--fts", help="QUERY is a raw FTS5 expression (power users).")
+    ] = False,
+    fmt: FormatOption = None,
+    as_json: JsonOption = False,
+    db: DbOption = None,
+    user: UserOption = None,
+    agent: AgentOption = None,
+    session: SessionOption = None,
+) -> None:
+    """Search memories, best match first."""
+    text = read_text_argument(query)
+    now = utcnow()
+    filters = Filters(
+        category=category,
+        tags=tag or (),
+        key=key,
+        since=parse_since(since, now) if since else None,
+        until=parse_since(until, now) if until else None,
+        min_score=min_score,
+        include_expired=include_expired,
+    )
+    with open_store(db, user, agent, session) as store:
+        hits = store.search(text, limit=limit, filters=filters, fts=fts)
+    render.memories(hits, render.resolve_format(fmt, as_json), scores=True)

@@ -1,0 +1,92 @@
+"""Opening the SQLite file safely: checks before touching it, pragmas, permissions, error mapping.
+
+A path that is a directory, a file that is not SQLite, or a location we cannot write is reported
+before SQLite writes anything, so a mistaken ``--db`` never damages the file it points at.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from zeromem_cli.errors import StoreError
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+BUSY_TIMEOUT_SECONDS = 30.0
+
+
+def _check_path(path: Path) -> None:
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory, not a database file")
+    if not path.exists():
+        return
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except PermissionError:
+        raise StoreError(f"cannot read {path}: permission denied") from None
+    except OSError as exc:
+        raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if header and header != SQLITE_HEADER:
+        raise StoreError(f"{path} is not a SQLite database")
+
+
+def _create_private(path: Path) -> None:
+    """Create the folder (0700) and an empty database file (0600) so no one else can read it."""
+    try:
+        if not path.parent.exists():
+            path.parent.mkdir(parents=True, mode=0o700)
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        os.close(fd)
+    except FileExistsError:
+        pass  # another process created it first: fine
+    except OSError as exc:
+        raise StoreError(f"cannot create database {path}: {exc.strerror or exc}") from None
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """An autocommit connection (we issue BEGIN ourselves) with WAL, busy timeout and FKs on."""
+    path = path.expanduser()
+    _check_path(path)
+    if not path.exists():
+        _create_private(path)
+    try:
+        conn = sqlite3.connect(
+            str(path),
+            timeout=BUSY_TIMEOUT_SECONDS,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open database {path}: {exc}") from None
+    conn.row_factory = sqlite3.Row
+    try:
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        if mode != "wal":
+            conn.execute("PRAGMA journal_mode=WAL")
+        # FULL: a committed memory survives power loss too, not only a crashed process.
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA foreign_keys=ON")
+    except sqlite3.Error as exc:
+        conn.close()
+        raise map_error(exc, path) from None
+    return conn
+
+
+def map_error(exc: sqlite3.Error, path: Path | str) -> StoreError:
+    """Turn an sqlite3 exception into a one-line message the user can act on."""
+    text = str(exc)
+    lowered = text.lower()
+    if "locked" in lowered or "busy" in lowered:
+        return StoreError(
+            f"database is locked: another process kept {path} busy for over "
+            f"{BUSY_TIMEOUT_SECONDS:.0f}s; try again"
+        )
+    if "readonly" in lowered or "read-only" in lowered:
+        return StoreError(f"cannot write {path}: the database or its folder is read-only")
+    if "not a database" in lowered or "malformed" in lowered:
+        return StoreError(f"{path} is not a valid SQLite database ({text})")
+    if "unable to open" in lowered:
+        return StoreError(f"cannot open {path}: {text}")
+    return StoreError(f"database error on {path}: {text}")

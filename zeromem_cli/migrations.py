@@ -1,0 +1,127 @@
+"""Numbered schema steps, applied in one transaction and recorded in ``PRAGMA user_version``.
+
+Each step is a function ``mNNN_what_it_does(conn)``; append new steps, never edit old ones.
+A database whose user_version is higher than the steps we know was written by a newer zeromem:
+we refuse to touch it rather than guess.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from zeromem_cli.errors import SchemaError
+
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+
+def run_script(conn: sqlite3.Connection, script: str) -> None:
+    """Execute statements one by one: ``executescript`` would COMMIT our open transaction."""
+    statement = ""
+    for line in script.splitlines(keepends=True):
+        if line.strip().startswith("--"):
+            continue
+        statement += line
+        if sqlite3.complete_statement(statement):
+            conn.execute(statement)
+            statement = ""
+    if statement.strip():
+        raise SchemaError(f"incomplete statement in migration: {statement.strip()[:60]}")
+
+
+def m001_initial(conn: sqlite3.Connection) -> None:
+    """Memories, their FTS5 index, their history and a small key/value table for the store."""
+    run_script(
+        conn,
+        f"""
+        CREATE TABLE memories (
+            id INTEGER PRIMARY KEY,
+            uid TEXT NOT NULL UNIQUE,
+            content TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            category TEXT NOT NULL DEFAULT 'general',
+            tags TEXT NOT NULL DEFAULT '[]',
+            key TEXT,
+            user TEXT NOT NULL DEFAULT '',
+            agent TEXT NOT NULL DEFAULT '',
+            session TEXT NOT NULL DEFAULT '',
+            importance INTEGER NOT NULL DEFAULT 5 CHECK (importance BETWEEN 0 AND 10),
+            pinned INTEGER NOT NULL DEFAULT 0,
+            meta TEXT NOT NULL DEFAULT '{{}}',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            expires_at TEXT,
+            last_accessed_at TEXT,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            deleted_at TEXT
+        );
+        CREATE INDEX idx_memories_scope_created ON memories(user, agent, session, created_at);
+        CREATE INDEX idx_memories_scope_hash ON memories(user, agent, session, content_hash);
+        -- One live memory per key and scope: writing the key again updates that memory.
+        CREATE UNIQUE INDEX idx_memories_live_key ON memories(user, agent, session, key)
+            WHERE key IS NOT NULL AND deleted_at IS NULL;
+        CREATE INDEX idx_memories_expires ON memories(expires_at) WHERE expires_at IS NOT NULL;
+        CREATE INDEX idx_memories_deleted ON memories(deleted_at) WHERE deleted_at IS NOT NULL;
+
+        -- Contentless: the text lives once, in memories; the index holds only segmented tokens,
+        -- keyed by memories.id (a real primary key, stable across VACUUM).
+        CREATE VIRTUAL TABLE memories_fts USING fts5(
+            content, tags, category, key, content='', tokenize='{FTS_TOKENIZER}'
+        );
+
+        CREATE TABLE memory_history (
+            id INTEGER PRIMARY KEY,
+            memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            content TEXT NOT NULL,
+            category TEXT NOT NULL,
+            tags TEXT NOT NULL,
+            key TEXT,
+            importance INTEGER NOT NULL,
+            pinned INTEGER NOT NULL,
+            meta TEXT NOT NULL,
+            expires_at TEXT,
+            valid_from TEXT NOT NULL,
+            valid_to TEXT NOT NULL,
+            change TEXT NOT NULL
+        );
+        CREATE INDEX idx_history_memory ON memory_history(memory_id, id);
+
+        CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial]
+LATEST_VERSION = len(MIGRATIONS)
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def check_not_newer(version: int) -> None:
+    if version > LATEST_VERSION:
+        raise SchemaError(
+            f"database schema version {version} is newer than this zeromem understands "
+            f"({LATEST_VERSION}); upgrade zeromem"
+        )
+
+
+def migrate(conn: sqlite3.Connection) -> bool:
+    """Bring the schema up to date; return True when any step ran. Caller holds no transaction."""
+    version = schema_version(conn)
+    check_not_newer(version)
+    if version == LATEST_VERSION:
+        return False
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = schema_version(conn)  # another process may have migrated while we waited
+        check_not_newer(version)
+        for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
+            step(conn)
+            conn.execute(f"PRAGMA user_version = {number}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return True

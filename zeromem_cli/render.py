@@ -1,0 +1,170 @@
+"""Every print of zeromem lives here: tables (rich, on a terminal), plain lines, JSON.
+
+Data goes to stdout, messages to stderr. rich is imported only when a table is drawn, so
+piped and scripted use never pays for it. NO_COLOR is honoured (rich reads it; plain output
+never has colour).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from enum import Enum
+from typing import Any, TextIO
+
+from zeromem_cli.models import HistoryEntry, Memory
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    plain = "plain"
+    json = "json"
+    jsonl = "jsonl"
+    ids = "ids"
+
+
+def resolve_format(fmt: OutputFormat | None, as_json: bool) -> OutputFormat:
+    """--json wins; no choice means a table on a terminal and plain lines in a pipe."""
+    if as_json:
+        return OutputFormat.json
+    if fmt is not None:
+        return fmt
+    return OutputFormat.table if sys.stdout.isatty() else OutputFormat.plain
+
+
+def message(text: str, *, file: TextIO | None = None) -> None:
+    """A human message: always stderr, never styled."""
+    print(text, file=file or sys.stderr)
+
+
+def error(text: str) -> None:
+    print(f"zeromem: error: {text}", file=sys.stderr)
+
+
+def warning(text: str) -> None:
+    print(f"zeromem: warning: {text}", file=sys.stderr)
+
+
+def dumps(data: Any, *, indent: int | None = 2) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=indent)
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\t", " ").replace("\r", " ").replace("\n", " ⏎ ")
+
+
+def _short_time(iso: str | None) -> str:
+    return (iso or "")[:16].replace("T", " ")
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console(no_color=bool(os.environ.get("NO_COLOR")) or None, highlight=False)
+
+
+def memories(items: Sequence[Memory], fmt: OutputFormat, *, scores: bool = False) -> None:
+    """A list of memories (list, search)."""
+    if fmt is OutputFormat.json:
+        print(dumps([m.to_dict() for m in items]))
+    elif fmt is OutputFormat.jsonl:
+        for m in items:
+            print(dumps(m.to_dict(), indent=None))
+    elif fmt is OutputFormat.ids:
+        for m in items:
+            print(m.id)
+    elif fmt is OutputFormat.plain:
+        for m in items:
+            cells = [str(m.id)]
+            if scores:
+                cells.append(f"{m.score or 0.0:.4f}")
+            cells += [m.category, _one_line(m.content)]
+            print("\t".join(cells))
+    else:
+        if not items:
+            message("no memories")
+            return
+        from rich.table import Table
+
+        table = Table(show_edge=False, pad_edge=False, header_style="bold")
+        table.add_column("id", justify="right", style="cyan", no_wrap=True)
+        if scores:
+            table.add_column("score", justify="right", no_wrap=True)
+        table.add_column("category", style="magenta", no_wrap=True)
+        table.add_column("content", overflow="fold", ratio=1)
+        table.add_column("tags", style="green")
+        table.add_column("updated", style="dim", no_wrap=True)
+        for m in items:
+            row = [str(m.id)]
+            if scores:
+                row.append(f"{m.score or 0.0:.2f}")
+            pin = "📌 " if m.pinned else ""
+            row += [m.category, pin + m.content, ", ".join(m.tags), _short_time(m.updated_at)]
+            table.add_row(*_escape(row))
+        _console().print(table)
+
+
+def _escape(cells: list[str]) -> list[Any]:
+    """Memory text is data, not rich markup: wrap it in Text so '[red]' prints as written."""
+    from rich.text import Text
+
+    return [Text(c) for c in cells]
+
+
+def memory(item: Memory, fmt: OutputFormat) -> None:
+    """One memory (show, add --json, update)."""
+    if fmt in (OutputFormat.json, OutputFormat.jsonl):
+        print(dumps(item.to_dict(), indent=2 if fmt is OutputFormat.json else None))
+    elif fmt is OutputFormat.ids:
+        print(item.id)
+    else:
+        record = item.to_dict()
+        width = max(len(k) for k in record)
+        lines = []
+        for name, value in record.items():
+            if isinstance(value, (list, dict)):
+                value = dumps(value, indent=None) if value else ""
+            elif value is None:
+                value = ""
+            lines.append(f"{name.ljust(width)}  {value}")
+        print("\n".join(lines))
+
+
+def history(entries: Sequence[HistoryEntry], fmt: OutputFormat) -> None:
+    if fmt is OutputFormat.json:
+        print(dumps([e.to_dict() for e in entries]))
+    elif fmt is OutputFormat.jsonl:
+        for e in entries:
+            print(dumps(e.to_dict(), indent=None))
+    elif fmt is OutputFormat.ids:
+        for e in entries:
+            print(e.version)
+    elif fmt is OutputFormat.plain:
+        for e in entries:
+            print(
+                "\t".join(
+                    [str(e.version), e.valid_from, e.valid_to or "", e.change, _one_line(e.content)]
+                )
+            )
+    else:
+        from rich.table import Table
+
+        table = Table(show_edge=False, pad_edge=False, header_style="bold")
+        for name in ("version", "valid from", "valid to", "change"):
+            table.add_column(name, no_wrap=True)
+        table.add_column("content", overflow="fold")
+        for e in entries:
+            table.add_row(
+                *_escape(
+                    [
+                        str(e.version),
+                        _short_time(e.valid_from),
+                        _short_time(e.valid_to) or "now",
+                        e.change,
+                        e.content,
+                    ]
+                )
+            )
+        _console().print(table)

@@ -1,0 +1,704 @@
+"""MemoryStore: the library API and the only module that writes SQL for memories.
+
+Storage model: one row per memory in ``memories`` (soft-deleted rows keep ``deleted_at``),
+every earlier version in ``memory_history``, and a contentless FTS5 table ``memories_fts``
+whose rowid is the memory id. The index holds segmented text (see ``text.index_text``), which
+the store computes in Python on every write, so there are no triggers: each write is one
+``BEGIN IMMEDIATE`` transaction that changes the row, its history and its index together.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import sqlite3
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from zeromem_cli import migrations
+from zeromem_cli.db import connect, map_error
+from zeromem_cli.errors import InvalidInputError, NotFoundError, StoreError
+from zeromem_cli.models import HistoryEntry, Memory, Scope, WriteResult
+from zeromem_cli.query import Filters, build_match
+from zeromem_cli.text import INDEX_VERSION, clean_content, content_hash, index_text
+from zeromem_cli.times import Clock, parse_expiry, to_iso, utcnow
+
+DEFAULT_CATEGORY = "general"
+DEFAULT_IMPORTANCE = 5
+DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
+# BM25 column weights: content, tags, category, key. Labels the user chose count more.
+BM25_WEIGHTS = (1.0, 2.0, 1.5, 3.0)
+
+_UNSET: Any = object()
+
+
+class MemoryStore:
+    """A per-user memory database. Every method is deterministic code over SQLite.
+
+    ``scope`` (user / agent / session) is fixed per store: reads and writes see only memories
+    of exactly that scope. Use ``store.scoped(user=...)`` for a view on another scope.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        user: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
+        clock: Clock | None = None,
+        max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
+    ) -> None:
+        if path is None:
+            from zeromem_cli.paths import default_db_path
+
+            path = default_db_path()
+        self.path = Path(path)
+        self.scope = Scope(user, agent, session)
+        self.clock: Clock = clock or utcnow
+        self.max_content_bytes = max_content_bytes
+        self._conn = connect(self.path)
+        try:
+            migrations.migrate(self._conn)
+            self._ensure_index_version()
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise map_error(exc, self.path) from None
+        except BaseException:
+            self._conn.close()
+            raise
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def scoped(
+        self, *, user: str | None = None, agent: str | None = None, session: str | None = None
+    ) -> MemoryStore:
+        """Another view of the same database and connection, for a different scope."""
+        view = object.__new__(MemoryStore)
+        view.__dict__.update(self.__dict__)
+        view.scope = Scope(user, agent, session)
+        return view
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> MemoryStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The raw connection, for modules of this package that own their own tables."""
+        return self._conn
+
+    def now(self) -> datetime:
+        return self.clock()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; BEGIN IMMEDIATE takes the write lock up front, so the busy
+        timeout applies and a read never has to be upgraded mid-transaction."""
+        conn = self._conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise map_error(exc, self.path) from None
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            conn.execute("ROLLBACK")
+            raise map_error(exc, self.path) from None
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _read(
+        self, sql: str, params: Sequence[Any] | dict[str, Any] = ()
+    ) -> builtins.list[sqlite3.Row]:
+        try:
+            return self._conn.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise map_error(exc, self.path) from None
+
+    def _ensure_index_version(self) -> None:
+        row = self._conn.execute(
+            "SELECT value FROM store_meta WHERE key = 'index_version'"
+        ).fetchone()
+        if row is not None and int(row[0]) == INDEX_VERSION:
+            return
+        with self.transaction() as conn:
+            # The segmentation changed (or this is a new database): rebuild the whole index.
+            conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('delete-all')")
+            for memory_row in conn.execute(
+                "SELECT id, content, tags, category, key FROM memories"
+            ).fetchall():
+                self._index(conn, memory_row)
+            conn.execute(
+                "INSERT OR REPLACE INTO store_meta(key, value) VALUES ('index_version', ?)",
+                (str(INDEX_VERSION),),
+            )
+
+    # -- index maintenance --------------------------------------------------------------------
+
+    @staticmethod
+    def _index_values(row: sqlite3.Row | dict[str, Any]) -> tuple[str, str, str, str]:
+        tags = " ".join(json.loads(row["tags"])) if isinstance(row["tags"], str) else ""
+        return (
+            index_text(row["content"]),
+            index_text(tags),
+            index_text(row["category"]),
+            index_text(row["key"] or ""),
+        )
+
+    def _index(self, conn: sqlite3.Connection, row: sqlite3.Row | dict[str, Any]) -> None:
+        conn.execute(
+            "INSERT INTO memories_fts(rowid, content, tags, category, key) VALUES (?, ?, ?, ?, ?)",
+            (row["id"], *self._index_values(row)),
+        )
+
+    def _unindex(self, conn: sqlite3.Connection, row: sqlite3.Row | dict[str, Any]) -> None:
+        # Contentless FTS5 deletes by replaying the exact values that were indexed.
+        conn.execute(
+            "INSERT INTO memories_fts(memories_fts, rowid, content, tags, category, key) "
+            "VALUES ('delete', ?, ?, ?, ?, ?)",
+            (row["id"], *self._index_values(row)),
+        )
+
+    # -- validation ---------------------------------------------------------------------------
+
+    def _clean_content(self, content: str) -> str:
+        if not isinstance(content, str):
+            raise InvalidInputError("content must be text")
+        cleaned = clean_content(content)
+        if not cleaned:
+            raise InvalidInputError("content is empty")
+        size = len(cleaned.encode("utf-8"))
+        if size > self.max_content_bytes:
+            raise InvalidInputError(
+                f"content is {size} bytes, over the limit of {self.max_content_bytes} bytes"
+            )
+        return cleaned
+
+    @staticmethod
+    def _clean_label(value: str, what: str) -> str:
+        cleaned = clean_content(str(value))
+        if not cleaned:
+            raise InvalidInputError(f"{what} is empty")
+        if len(cleaned) > 200:
+            raise InvalidInputError(f"{what} is longer than 200 characters")
+        return cleaned
+
+    @classmethod
+    def _clean_tags(cls, tags: Iterable[str]) -> list[str]:
+        if isinstance(tags, str):
+            tags = [tags]
+        return list(dict.fromkeys(cls._clean_label(t, "tag") for t in tags))
+
+    @staticmethod
+    def _clean_importance(importance: int) -> int:
+        if isinstance(importance, bool) or not isinstance(importance, int):
+            raise InvalidInputError("importance must be an integer from 0 to 10")
+        if not 0 <= importance <= 10:
+            raise InvalidInputError(f"importance must be from 0 to 10, not {importance}")
+        return importance
+
+    @staticmethod
+    def _clean_meta(meta: dict[str, Any] | None) -> str:
+        if meta is None:
+            return "{}"
+        if not isinstance(meta, dict):
+            raise InvalidInputError("meta must be an object of key/value pairs")
+        try:
+            return json.dumps(meta, ensure_ascii=False, sort_keys=True)
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(f"meta is not JSON-serialisable: {exc}") from None
+
+    def _expiry(self, ttl: str | None, expires_at: str | datetime | None) -> str | None:
+        if ttl is not None and expires_at is not None:
+            raise InvalidInputError("give ttl or expires_at, not both")
+        if ttl is not None:
+            return to_iso(parse_expiry(ttl, self.now()))
+        if isinstance(expires_at, datetime):
+            return to_iso(expires_at)
+        if expires_at is not None:
+            return to_iso(parse_expiry(expires_at, self.now()))
+        return None
+
+    # -- row helpers --------------------------------------------------------------------------
+
+    def _scope_params(self, scope: Scope | None = None) -> dict[str, str]:
+        user, agent, session = (scope or self.scope).as_columns()
+        return {"s_user": user, "s_agent": agent, "s_session": session}
+
+    _SCOPE_SQL = "m.user = :s_user AND m.agent = :s_agent AND m.session = :s_session"
+
+    @staticmethod
+    def _to_memory(row: sqlite3.Row, score: float | None = None) -> Memory:
+        return Memory(
+            id=row["id"],
+            uid=row["uid"],
+            content=row["content"],
+            category=row["category"],
+            tags=json.loads(row["tags"]),
+            key=row["key"],
+            user=row["user"] or None,
+            agent=row["agent"] or None,
+            session=row["session"] or None,
+            importance=row["importance"],
+            pinned=bool(row["pinned"]),
+            meta=json.loads(row["meta"]),
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+            expires_at=row["expires_at"],
+            last_accessed_at=row["last_accessed_at"],
+            access_count=row["access_count"],
+            deleted_at=row["deleted_at"],
+            score=score,
+        )
+
+    def _row(
+        self,
+        conn: sqlite3.Connection,
+        memory_id: int,
+        *,
+        deleted: bool | None = False,
+        include_expired: bool = False,
+    ) -> sqlite3.Row:
+        """The row of ``memory_id`` in this scope; NotFoundError when it is not visible.
+
+        ``deleted``: False = live only, True = in the trash only, None = either.
+        """
+        if isinstance(memory_id, bool) or not isinstance(memory_id, int) or memory_id < 1:
+            raise InvalidInputError(f"not a memory id: {memory_id!r}")
+        sql = f"SELECT m.* FROM memories m WHERE m.id = :id AND {self._SCOPE_SQL}"
+        params: dict[str, Any] = {"id": memory_id, **self._scope_params()}
+        if deleted is False:
+            sql += " AND m.deleted_at IS NULL"
+        elif deleted is True:
+            sql += " AND m.deleted_at IS NOT NULL"
+        if not include_expired and deleted is False:
+            sql += " AND (m.expires_at IS NULL OR m.expires_at > :now)"
+            params["now"] = to_iso(self.now())
+        row = conn.execute(sql, params).fetchone()
+        if row is None:
+            where = "in the trash" if deleted is True else "in this scope"
+            raise NotFoundError(f"no memory #{memory_id} {where}")
+        return row
+
+    @staticmethod
+    def _archive_version(
+        conn: sqlite3.Connection, row: sqlite3.Row, ended_at: str, change: str
+    ) -> None:
+        """Copy the current version of a memory into history before it changes."""
+        previous = conn.execute(
+            "SELECT valid_to FROM memory_history WHERE memory_id = ? ORDER BY id DESC LIMIT 1",
+            (row["id"],),
+        ).fetchone()
+        valid_from = previous[0] if previous else row["created_at"]
+        conn.execute(
+            "INSERT INTO memory_history (memory_id, content, category, tags, key, importance, "
+            "pinned, meta, expires_at, valid_from, valid_to, change) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                row["id"],
+                row["content"],
+                row["category"],
+                row["tags"],
+                row["key"],
+                row["importance"],
+                row["pinned"],
+                row["meta"],
+                row["expires_at"],
+                valid_from,
+                ended_at,
+                change,
+            ),
+        )
+
+    def _replace(
+        self, conn: sqlite3.Connection, row: sqlite3.Row, new: dict[str, Any], change: str
+    ) -> None:
+        """Write a new version of ``row`` (history, index and row in one go)."""
+        now = to_iso(self.now())
+        self._archive_version(conn, row, now, change)
+        self._unindex(conn, row)
+        merged = {**dict(row), **new, "updated_at": now}
+        try:
+            conn.execute(
+                "UPDATE memories SET content = :content, content_hash = :content_hash, "
+                "category = :category, tags = :tags, key = :key, importance = :importance, "
+                "pinned = :pinned, meta = :meta, expires_at = :expires_at, "
+                "updated_at = :updated_at WHERE id = :id",
+                merged,
+            )
+        except sqlite3.IntegrityError:
+            raise InvalidInputError(
+                f"key {merged['key']!r} is already used by another memory in this scope"
+            ) from None
+        self._index(conn, merged)
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def add(
+        self,
+        content: str,
+        *,
+        category: str | None = None,
+        tags: Iterable[str] | None = None,
+        key: str | None = None,
+        importance: int | None = None,
+        pinned: bool | None = None,
+        meta: dict[str, Any] | None = None,
+        ttl: str | None = None,
+        expires_at: str | datetime | None = None,
+        user: str | None = _UNSET,
+        agent: str | None = _UNSET,
+        session: str | None = _UNSET,
+        allow_duplicate: bool = False,
+    ) -> Memory:
+        """Store a memory and return it (see ``write`` for key upsert and duplicates)."""
+        return self.write(
+            content,
+            category=category,
+            tags=tags,
+            key=key,
+            importance=importance,
+            pinned=pinned,
+            meta=meta,
+            ttl=ttl,
+            expires_at=expires_at,
+            user=user,
+            agent=agent,
+            session=session,
+            allow_duplicate=allow_duplicate,
+        ).memory
+
+    def write(
+        self,
+        content: str,
+        *,
+        category: str | None = None,
+        tags: Iterable[str] | None = None,
+        key: str | None = None,
+        importance: int | None = None,
+        pinned: bool | None = None,
+        meta: dict[str, Any] | None = None,
+        ttl: str | None = None,
+        expires_at: str | datetime | None = None,
+        user: str | None = _UNSET,
+        agent: str | None = _UNSET,
+        session: str | None = _UNSET,
+        allow_duplicate: bool = False,
+    ) -> WriteResult:
+        """Store a memory, saying what happened.
+
+        - ``key`` already used by a live memory of this scope (expired or not): this write
+          becomes its new version (same id; the old version goes to history): ``updated``.
+          Fields not given here (None) keep their value; an expired memory without a new TTL
+          stops expiring.
+        - identical content (NFKC, casefold, whitespace) live in this scope: nothing is added,
+          the existing memory's updated_at is refreshed: ``duplicate``.
+        - otherwise a new memory: ``added``.
+        """
+        scope = Scope(
+            self.scope.user if user is _UNSET else user,
+            self.scope.agent if agent is _UNSET else agent,
+            self.scope.session if session is _UNSET else session,
+        )
+        cleaned_content = self._clean_content(content)
+        given: dict[str, Any] = {
+            "content": cleaned_content,
+            "content_hash": content_hash(cleaned_content),
+            "key": self._clean_label(key, "key") if key is not None else None,
+        }
+        if category is not None:
+            given["category"] = self._clean_label(category, "category")
+        if tags is not None:
+            given["tags"] = json.dumps(self._clean_tags(tags), ensure_ascii=False)
+        if importance is not None:
+            given["importance"] = self._clean_importance(importance)
+        if pinned is not None:
+            given["pinned"] = int(bool(pinned))
+        if meta is not None:
+            given["meta"] = self._clean_meta(meta)
+        if ttl is not None or expires_at is not None:
+            given["expires_at"] = self._expiry(ttl, expires_at)
+        values: dict[str, Any] = {
+            "category": DEFAULT_CATEGORY,
+            "tags": "[]",
+            "importance": DEFAULT_IMPORTANCE,
+            "pinned": 0,
+            "meta": "{}",
+            "expires_at": None,
+            **given,
+        }
+        scope_params = self._scope_params(scope)
+        with self.transaction() as conn:
+            if values["key"] is not None:
+                row = conn.execute(
+                    f"SELECT m.* FROM memories m WHERE m.key = :key AND {self._SCOPE_SQL} "
+                    "AND m.deleted_at IS NULL",
+                    {"key": values["key"], **scope_params},
+                ).fetchone()
+                if row is not None:
+                    expired = row["expires_at"] is not None and row["expires_at"] <= to_iso(
+                        self.now()
+                    )
+                    if expired and "expires_at" not in given:
+                        given["expires_at"] = None
+                    self._replace(conn, row, given, "key-update")
+                    return WriteResult(self._fetch(conn, row["id"]), "updated")
+            if not allow_duplicate:
+                row = conn.execute(
+                    f"SELECT m.id FROM memories m WHERE m.content_hash = :hash AND "
+                    f"{self._SCOPE_SQL} AND m.deleted_at IS NULL AND "
+                    "(m.expires_at IS NULL OR m.expires_at > :now) ORDER BY m.id LIMIT 1",
+                    {"hash": values["content_hash"], "now": to_iso(self.now()), **scope_params},
+                ).fetchone()
+                if row is not None:
+                    conn.execute(
+                        "UPDATE memories SET updated_at = ? WHERE id = ?",
+                        (to_iso(self.now()), row["id"]),
+                    )
+                    return WriteResult(self._fetch(conn, row["id"]), "duplicate")
+            now = to_iso(self.now())
+            user_col, agent_col, session_col = scope.as_columns()
+            values.update(
+                uid=str(uuid.uuid4()),
+                user=user_col,
+                agent=agent_col,
+                session=session_col,
+                created_at=now,
+                updated_at=now,
+            )
+            cursor = conn.execute(
+                "INSERT INTO memories (uid, content, content_hash, category, tags, key, user, "
+                "agent, session, importance, pinned, meta, created_at, updated_at, expires_at) "
+                "VALUES (:uid, :content, :content_hash, :category, :tags, :key, :user, :agent, "
+                ":session, :importance, :pinned, :meta, :created_at, :updated_at, :expires_at)",
+                values,
+            )
+            values["id"] = cursor.lastrowid
+            self._index(conn, values)
+            return WriteResult(self._fetch(conn, values["id"]), "added")
+
+    def _fetch(self, conn: sqlite3.Connection, memory_id: int) -> Memory:
+        row = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        return self._to_memory(row)
+
+    def update(
+        self,
+        memory_id: int,
+        *,
+        content: str | None = None,
+        category: str | None = None,
+        tags: Iterable[str] | None = None,
+        key: str | None = _UNSET,
+        importance: int | None = None,
+        pinned: bool | None = None,
+        meta: dict[str, Any] | None = None,
+        ttl: str | None = None,
+        expires_at: str | datetime | None = _UNSET,
+    ) -> Memory:
+        """Change a live memory; the version it replaces is kept in history.
+
+        ``meta`` is merged into the existing meta (a value of None removes that key).
+        ``key=None`` removes the key; ``expires_at=None`` removes the expiry.
+        """
+        new: dict[str, Any] = {}
+        if content is not None:
+            new["content"] = self._clean_content(content)
+            new["content_hash"] = content_hash(new["content"])
+        if category is not None:
+            new["category"] = self._clean_label(category, "category")
+        if tags is not None:
+            new["tags"] = json.dumps(self._clean_tags(tags), ensure_ascii=False)
+        if key is not _UNSET:
+            new["key"] = self._clean_label(key, "key") if key is not None else None
+        if importance is not None:
+            new["importance"] = self._clean_importance(importance)
+        if pinned is not None:
+            new["pinned"] = int(bool(pinned))
+        if ttl is not None or (expires_at is not _UNSET and expires_at is not None):
+            new["expires_at"] = self._expiry(ttl, None if expires_at is _UNSET else expires_at)
+        elif expires_at is None:
+            new["expires_at"] = None
+        if meta is not None and not isinstance(meta, dict):
+            raise InvalidInputError("meta must be an object of key/value pairs")
+        with self.transaction() as conn:
+            row = self._row(conn, memory_id)
+            if meta:
+                merged = json.loads(row["meta"])
+                for name, value in meta.items():
+                    if value is None:
+                        merged.pop(name, None)
+                    else:
+                        merged[name] = value
+                new["meta"] = self._clean_meta(merged)
+            changed = {k: v for k, v in new.items() if row[k] != v}
+            if not changed:
+                return self._to_memory(row)
+            self._replace(conn, row, changed, "update")
+            return self._fetch(conn, memory_id)
+
+    def forget(self, *memory_ids: int) -> int:
+        """Soft-delete memories (recoverable with ``restore``). All ids must exist, or none
+        is forgotten. Returns how many were forgotten."""
+        ids = list(dict.fromkeys(memory_ids))
+        if not ids:
+            return 0
+        now = to_iso(self.now())
+        with self.transaction() as conn:
+            for memory_id in ids:
+                self._row(conn, memory_id, include_expired=True)
+            for memory_id in ids:
+                conn.execute("UPDATE memories SET deleted_at = ? WHERE id = ?", (now, memory_id))
+        return len(ids)
+
+    def restore(self, memory_id: int) -> Memory:
+        """Bring a soft-deleted memory back."""
+        with self.transaction() as conn:
+            row = self._row(conn, memory_id, deleted=True)
+            try:
+                conn.execute("UPDATE memories SET deleted_at = NULL WHERE id = ?", (memory_id,))
+            except sqlite3.IntegrityError:
+                raise InvalidInputError(
+                    f"cannot restore #{memory_id}: another live memory now has key {row['key']!r}"
+                ) from None
+            return self._fetch(conn, memory_id)
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def get(
+        self, memory_id: int, *, include_deleted: bool = False, include_expired: bool = False
+    ) -> Memory:
+        """One memory of this scope by id; NotFoundError if absent, deleted or expired."""
+        try:
+            row = self._row(
+                self._conn,
+                memory_id,
+                deleted=None if include_deleted else False,
+                include_expired=include_expired,
+            )
+        except sqlite3.Error as exc:
+            raise map_error(exc, self.path) from None
+        return self._to_memory(row)
+
+    def list(self, limit: int | None = 50, filters: Filters | None = None) -> builtins.list[Memory]:
+        """Memories of this scope, newest first."""
+        where, params = (filters or Filters()).where(self.now())
+        sql = (
+            f"SELECT m.* FROM memories m WHERE {self._SCOPE_SQL} AND {where} "
+            "ORDER BY m.created_at DESC, m.id DESC"
+        )
+        if limit is not None:
+            sql += " LIMIT :limit"
+            params["limit"] = _check_limit(limit)
+        rows = self._read(sql, {**params, **self._scope_params()})
+        return [self._to_memory(r) for r in rows]
+
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        filters: Filters | None = None,
+        *,
+        fts: bool = False,
+    ) -> builtins.list[Memory]:
+        """Memories of this scope matching ``query``, best first; ``score`` set (higher is better).
+
+        ``fts=True`` passes ``query`` to FTS5 as the user's own MATCH expression.
+        """
+        match = query if fts else build_match(query)
+        if not match or not match.strip():
+            return []
+        filters = filters or Filters()
+        where, params = filters.where(self.now())
+        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+        sql = (
+            f"SELECT m.*, bm25(memories_fts, {weights}) AS rank "
+            "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
+            f"WHERE memories_fts MATCH :match AND {self._SCOPE_SQL} AND {where} "
+            "ORDER BY rank, m.id DESC LIMIT :limit"
+        )
+        params.update(match=match, limit=_check_limit(limit), **self._scope_params())
+        try:
+            rows = self._conn.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as exc:
+            if fts and ("fts5" in str(exc) or "syntax" in str(exc) or "no such column" in str(exc)):
+                raise InvalidInputError(f"invalid FTS5 expression: {exc}") from None
+            raise map_error(exc, self.path) from None
+        except sqlite3.Error as exc:
+            raise map_error(exc, self.path) from None
+        hits = [self._to_memory(r, score=-r["rank"]) for r in rows]
+        if filters.min_score is not None:
+            hits = [h for h in hits if (h.score or 0.0) >= filters.min_score]
+        return hits
+
+    def history(self, memory_id: int) -> builtins.list[HistoryEntry]:
+        """Every version of a memory, oldest first; the last one is the current version."""
+        row = self._row(self._conn, memory_id, deleted=None, include_expired=True)
+        rows = self._read(
+            "SELECT * FROM memory_history WHERE memory_id = ? ORDER BY id", (memory_id,)
+        )
+        entries = [
+            HistoryEntry(
+                memory_id=memory_id,
+                version=number,
+                content=r["content"],
+                category=r["category"],
+                tags=json.loads(r["tags"]),
+                key=r["key"],
+                importance=r["importance"],
+                pinned=bool(r["pinned"]),
+                meta=json.loads(r["meta"]),
+                expires_at=r["expires_at"],
+                valid_from=r["valid_from"],
+                valid_to=r["valid_to"],
+                change=r["change"],
+            )
+            for number, r in enumerate(rows, start=1)
+        ]
+        current = self._to_memory(row)
+        entries.append(
+            HistoryEntry(
+                memory_id=memory_id,
+                version=len(entries) + 1,
+                content=current.content,
+                category=current.category,
+                tags=current.tags,
+                key=current.key,
+                importance=current.importance,
+                pinned=current.pinned,
+                meta=current.meta,
+                expires_at=current.expires_at,
+                valid_from=rows[-1]["valid_to"] if rows else current.created_at,
+                valid_to=current.deleted_at,
+                change="forgotten" if current.deleted_at else "current",
+            )
+        )
+        return entries
+
+    def count(self, filters: Filters | None = None) -> int:
+        where, params = (filters or Filters()).where(self.now())
+        rows = self._read(
+            f"SELECT count(*) FROM memories m WHERE {self._SCOPE_SQL} AND {where}",
+            {**params, **self._scope_params()},
+        )
+        return int(rows[0][0])
+
+
+def _check_limit(limit: int) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidInputError(f"limit must be a positive integer, not {limit!r}")
+    return limit
+
+
+__all__ = ["MemoryStore", "StoreError"]

@@ -1,0 +1,83 @@
+"""Text normalisation, content hashing and the segmentation shared by indexing and querying.
+
+SQLite's unicode61 tokenizer splits on spaces and punctuation, which is right for Latin scripts
+and useless for Chinese, Japanese and Korean, where a whole sentence is one run of letters. So
+before text reaches FTS5 every CJK run is rewritten as overlapping character bigrams
+(``周报发送`` -> ``周报 报发 发送``), and a one-character run is kept as a unigram. Queries are
+segmented by the same function, so a two-character word always meets its own bigram.
+
+Changing what ``index_text`` produces changes the index: bump ``INDEX_VERSION`` and the store
+rebuilds the FTS table on next open.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+INDEX_VERSION = 1
+
+# Han (incl. extension A, compatibility, extension B+), kana, hangul syllables and jamo.
+_CJK_CLASS = (
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff"
+    "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
+    "\U00020000-\U0002fa1f"
+)
+CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+_CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
+# Word characters that are not CJK: Latin, Cyrillic, digits... (underscore splits words).
+_WORD = re.compile(f"(?:(?![{_CJK_CLASS}])[^\\W_])+")
+_SPACE = re.compile(r"\s+")
+# C0/C1 control characters other than tab and newline, plus NUL: never stored.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def normalize(text: str) -> str:
+    """NFKC, so full-width letters, compatibility forms and half-width kana compare equal."""
+    return unicodedata.normalize("NFKC", text)
+
+
+def clean_content(text: str) -> str:
+    """What is stored: CRLF folded to LF, control characters removed, ends trimmed.
+
+    Control characters (NUL, escape sequences...) are removed rather than rejected: they are
+    never meaningful in a memory and could corrupt a terminal or a prompt when printed.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub("", text).strip()
+
+
+def content_hash(text: str) -> str:
+    """Identity of content for duplicate detection: NFKC, casefold, whitespace collapsed."""
+    canonical = _SPACE.sub(" ", normalize(text).casefold()).strip()
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def has_cjk(text: str) -> bool:
+    return bool(_CJK_CHAR.search(text))
+
+
+def cjk_grams(run: str) -> list[str]:
+    """Overlapping bigrams of a CJK run; a single character stays a unigram."""
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def index_text(text: str) -> str:
+    """The form of ``text`` given to FTS5: Latin left for unicode61, CJK runs as bigrams."""
+    text = normalize(text)
+    if not has_cjk(text):
+        return text
+    return CJK_RUN.sub(lambda m: " " + " ".join(cjk_grams(m.group(0))) + " ", text)
+
+
+def latin_words(text: str) -> list[str]:
+    """Non-CJK words, casefolded (digits included), in order."""
+    return [w.casefold() for w in _WORD.findall(normalize(text))]
+
+
+def cjk_runs(text: str) -> list[str]:
+    return CJK_RUN.findall(normalize(text))

@@ -1,0 +1,89 @@
+"""Time in one place: the clock, ISO-8601 formatting and parsing of user durations and dates.
+
+All stored times are UTC strings like ``2026-11-30T02:11:54Z``: fixed width, so they sort
+lexicographically in SQL exactly as they sort in time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+
+from zeromem_cli.errors import InvalidInputError
+
+Clock = Callable[[], datetime]
+
+_DURATION = re.compile(r"^\s*(\d{1,9})\s*([smhdw])\s*$", re.IGNORECASE)
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def utcnow() -> datetime:
+    """The default clock (tests inject their own or travel with time-machine)."""
+    return datetime.now(timezone.utc)
+
+
+def to_iso(moment: datetime) -> str:
+    """Format an aware datetime as the canonical stored UTC string."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def from_iso(text: str) -> datetime:
+    """Parse an ISO-8601 date or date-time; naive values are taken as UTC."""
+    raw = text.strip()
+    if raw.endswith(("Z", "z")):
+        raw = raw[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(raw)
+    except ValueError:
+        raise InvalidInputError(f"not an ISO-8601 date or time: {text!r}") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+def parse_duration(text: str) -> timedelta:
+    """Parse ``30s``, ``15m``, ``24h``, ``7d`` or ``2w``."""
+    match = _DURATION.match(text)
+    if not match:
+        raise InvalidInputError(
+            f"not a duration: {text!r} (use a number and a unit: 30s, 15m, 24h, 7d, 2w)"
+        )
+    amount, unit = int(match.group(1)), match.group(2).lower()
+    return timedelta(seconds=amount * _UNIT_SECONDS[unit])
+
+
+def is_duration(text: str) -> bool:
+    return bool(_DURATION.match(text))
+
+
+def parse_expiry(text: str, now: datetime) -> datetime:
+    """A TTL: a duration from now, or an absolute ISO date/time that must lie in the future."""
+    if is_duration(text):
+        delta = parse_duration(text)
+        if delta.total_seconds() <= 0:
+            raise InvalidInputError(f"TTL must be positive: {text!r}")
+        return now + delta
+    try:
+        moment = from_iso(text)
+    except InvalidInputError:
+        raise InvalidInputError(
+            f"not a TTL: {text!r} (use 30s, 15m, 24h, 7d, 2w or an ISO date such as 2027-01-31)"
+        ) from None
+    if moment <= now:
+        raise InvalidInputError(f"TTL date is in the past: {text!r}")
+    return moment
+
+
+def parse_since(text: str, now: datetime) -> datetime:
+    """A point in the past: ``7d`` means seven days before now; an ISO date is taken as is."""
+    if is_duration(text):
+        return now - parse_duration(text)
+    try:
+        return from_iso(text)
+    except InvalidInputError:
+        raise InvalidInputError(
+            f"not a date or duration: {text!r} (use 7d, 24h... or an ISO date such as 2026-01-31)"
+        ) from None
