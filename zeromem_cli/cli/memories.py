@@ -20,6 +20,7 @@ from zeromem_cli.cli.options import (
     open_store,
     parse_meta,
     read_text_argument,
+    settings,
 )
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.query import Filters
@@ -71,16 +72,17 @@ def add(
 ) -> None:
     """Add a memory and print its id (or the whole record with --json)."""
     content = read_text_argument(text)
+    config = settings()
     with open_store(db, user, agent, session) as store:
         result = store.write(
             content,
-            category=category,
+            category=category or config.get("add.default_category"),
             tags=tag,
             key=key,
             importance=importance,
             pinned=True if pin else None,
             meta=parse_meta(meta),
-            ttl=ttl,
+            ttl=ttl or config.get("add.default_ttl") or None,
             allow_duplicate=allow_duplicate,
         )
     memory = result.memory

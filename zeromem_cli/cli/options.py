@@ -13,6 +13,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from zeromem_cli.config import Config
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.render import OutputFormat
 
@@ -58,11 +59,22 @@ FormatOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
 
 
+def settings() -> Config:
+    """The resolved configuration (the file is read only if it exists: a stat otherwise)."""
+    return Config()
+
+
 def open_store(db: Path | None, user: str | None, agent: str | None, session: str | None) -> Any:
     """Open the store for this invocation (imported here to keep --help fast)."""
     from zeromem_cli.store import MemoryStore
 
-    return MemoryStore(db, user=user, agent=agent, session=session)
+    return MemoryStore(
+        db,
+        user=user,
+        agent=agent,
+        session=session,
+        max_content_bytes=settings().get("add.max_content_bytes"),
+    )
 
 
 def read_text_argument(text: str) -> str:

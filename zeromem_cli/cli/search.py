@@ -18,6 +18,7 @@ from zeromem_cli.cli.options import (
     UserOption,
     open_store,
     read_text_argument,
+    settings,
 )
 from zeromem_cli.query import Filters
 from zeromem_cli.times import parse_since, utcnow
@@ -26,7 +27,10 @@ from zeromem_cli.times import parse_since, utcnow
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(help="What to look for, in any language; - reads stdin.")],
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most N results.")] = 10,
+    limit: Annotated[
+        Optional[int],
+        typer.Option("--limit", "-n", min=1, help="At most N results [default: search.limit, 10]."),
+    ] = None,
     category: CategoryOption = None,
     tag: TagOption = None,
     key: KeyOption = None,
@@ -65,5 +69,7 @@ def search(
         include_expired=include_expired,
     )
     with open_store(db, user, agent, session) as store:
-        hits = store.search(text, limit=limit, filters=filters, fts=fts)
+        hits = store.search(
+            text, limit=limit or settings().get("search.limit"), filters=filters, fts=fts
+        )
     render.memories(hits, render.resolve_format(fmt, as_json), scores=True)

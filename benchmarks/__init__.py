@@ -1,0 +1,1 @@
+"""zeromem benchmarks: retrieval quality, pack recall and speed. See benchmarks/README.md."""

@@ -1,0 +1,111 @@
+"""Loaders for the public evaluation data in ../shared/datasets (never copied into this repo).
+
+Every loader returns None when its file is absent, so a benchmark can skip cleanly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DATASETS = Path(os.environ.get("ZEROMEM_DATASETS", REPO.parent / "shared" / "datasets"))
+
+CATEGORY_NAMES = {
+    1: "multi-hop",
+    2: "temporal",
+    3: "open-domain",
+    4: "single-hop",
+    5: "adversarial",
+}
+
+
+@dataclass
+class Turn:
+    dia_id: str
+    speaker: str
+    text: str
+    when: datetime  # the session's date and time, UTC
+
+    @property
+    def memory_text(self) -> str:
+        return f"{self.speaker}: {self.text}"
+
+
+@dataclass
+class Question:
+    question: str
+    category: int
+    evidence: list[str]  # normalised dia_ids present in the conversation
+
+
+@dataclass
+class Conversation:
+    sample_id: str
+    turns: list[Turn] = field(default_factory=list)
+    questions: list[Question] = field(default_factory=list)
+
+
+_DIA = re.compile(r"D:?(\d+):0*(\d+)")
+
+
+def _session_time(text: str) -> datetime:
+    # "1:56 pm on 8 May, 2023"
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc)
+
+
+def normalise_evidence(raw: list[str], known: set[str]) -> list[str]:
+    """Split "D8:6; D9:17", fix "D:11:26" and "D30:05", drop ids not in the conversation."""
+    ids: list[str] = []
+    for item in raw:
+        for session, turn in _DIA.findall(item):
+            dia_id = f"D{int(session)}:{int(turn)}"
+            if dia_id in known and dia_id not in ids:
+                ids.append(dia_id)
+    return ids
+
+
+def load_locomo(path: Path | None = None) -> list[Conversation] | None:
+    path = path or DATASETS / "locomo10.json"
+    if not path.is_file():
+        return None
+    conversations = []
+    for sample in json.loads(path.read_text(encoding="utf-8")):
+        conv = Conversation(sample_id=str(sample.get("sample_id", len(conversations))))
+        data = sample["conversation"]
+        number = 1
+        while f"session_{number}_date_time" in data or f"session_{number}" in data:
+            turns = data.get(f"session_{number}")
+            stamp = data.get(f"session_{number}_date_time")
+            if turns and stamp:
+                when = _session_time(stamp)
+                for turn in turns:
+                    text = turn.get("text", "")
+                    if turn.get("blip_caption"):
+                        text = f"{text} [shares an image: {turn['blip_caption']}]"
+                    conv.turns.append(Turn(turn["dia_id"], turn["speaker"], text, when))
+            number += 1
+        known = {t.dia_id for t in conv.turns}
+        for qa in sample["qa"]:
+            evidence = normalise_evidence(qa.get("evidence", []), known)
+            conv.questions.append(Question(qa["question"], int(qa["category"]), evidence))
+        conversations.append(conv)
+    return conversations
+
+
+@dataclass
+class ChineseSet:
+    memories: list[dict[str, str]]  # id, category, content
+    queries: list[dict[str, object]]  # q (the query), relevant (list of memory ids)
+
+
+def load_chinese(path: Path | None = None) -> ChineseSet | None:
+    path = path or DATASETS / "zh_memory_eval.json"
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return ChineseSet(memories=data["memories"], queries=data["queries"])

@@ -1,0 +1,263 @@
+"""Settings: their schema, the TOML file that holds them and how a value is resolved.
+
+Precedence, highest first: command-line flags (the caller passes them), the environment
+(``ZEROMEM_PACK_BUDGET`` for ``pack.budget``), the config file, the defaults below. The file is
+``<platformdirs user config dir>/zeromem/config.toml`` (``ZEROMEM_HOME`` moves it); it is read
+only when it exists, so a command without a config file never imports a TOML parser.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from zeromem_cli.errors import InvalidInputError, ZeromemError
+
+
+class ConfigError(ZeromemError):
+    """The config file cannot be read or holds an unknown key or a bad value."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class Setting:
+    key: str
+    kind: type  # str, int, float or bool
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+    check: Callable[[Any], None] | None = None
+
+    @property
+    def env_var(self) -> str:
+        return "ZEROMEM_" + self.key.upper().replace(".", "_")
+
+    def parse(self, raw: Any, origin: str) -> Any:
+        """Validate a value from TOML (already typed) or from text (env, ``config set``)."""
+        value: Any = raw
+        try:
+            if isinstance(raw, str) and self.kind is not str:
+                value = _parse_text(raw, self.kind)
+            elif self.kind is float and isinstance(raw, int) and not isinstance(raw, bool):
+                value = float(raw)
+            if not _is_exactly(value, self.kind):
+                raise ValueError(f"expected {self.kind.__name__}")
+        except ValueError:
+            raise ConfigError(
+                f"{self.key} from {origin}: expected {_kind_name(self.kind)}, got {raw!r}"
+            ) from None
+        if self.choices and value not in self.choices:
+            raise ConfigError(
+                f"{self.key} from {origin}: {value!r} is not one of {', '.join(self.choices)}"
+            )
+        if self.minimum is not None and value < self.minimum:
+            raise ConfigError(f"{self.key} from {origin}: {value} is below {self.minimum}")
+        if self.maximum is not None and value > self.maximum:
+            raise ConfigError(f"{self.key} from {origin}: {value} is above {self.maximum}")
+        if self.check is not None:
+            try:
+                self.check(value)
+            except InvalidInputError as exc:
+                raise ConfigError(f"{self.key} from {origin}: {exc}") from None
+        return value
+
+
+def _is_exactly(value: Any, kind: type) -> bool:
+    """isinstance, except that a bool is not an int (TOML ``true`` is not a budget)."""
+    return isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+
+
+def _kind_name(kind: type) -> str:
+    return {str: "text", int: "an integer", float: "a number", bool: "true or false"}[kind]
+
+
+def _parse_text(raw: str, kind: type) -> Any:
+    text = raw.strip()
+    if kind is bool:
+        lowered = text.lower()
+        if lowered in ("true", "yes", "on", "1"):
+            return True
+        if lowered in ("false", "no", "off", "0"):
+            return False
+        raise ValueError(text)
+    if kind is int:
+        return int(text)
+    if kind is float:
+        value = float(text)
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(text)
+        return value
+    return raw
+
+
+def _check_optional_duration(value: str) -> None:
+    if value:
+        from zeromem_cli.times import parse_duration
+
+        parse_duration(value)
+
+
+_SETTINGS = [
+    Setting("add.default_category", str, "general", "Category of memories added without -c."),
+    Setting(
+        "add.default_ttl",
+        str,
+        "",
+        "TTL of memories added without --ttl (e.g. 90d); empty: never expire.",
+        check=_check_optional_duration,
+    ),
+    Setting(
+        "add.max_content_bytes",
+        int,
+        64 * 1024,
+        "Largest memory accepted, in UTF-8 bytes.",
+        minimum=1,
+        maximum=16 * 1024 * 1024,
+    ),
+    Setting("search.limit", int, 10, "Results `search` prints by default.", 1, 10_000),
+    Setting("pack.budget", int, 1000, "Token budget of `pack` by default.", 1, 10_000_000),
+    Setting(
+        "pack.tokenizer",
+        str,
+        "approx",
+        "Token counter: approx (fast, conservative), o200k or cl100k (exact).",
+        choices=("approx", "o200k", "cl100k"),
+    ),
+    Setting(
+        "pack.format",
+        str,
+        "text",
+        "Output format of `pack`.",
+        choices=("text", "markdown", "json", "xml"),
+    ),
+    Setting("ranking.relevance", float, 1.0, "Weight of search relevance in pack.", 0, 100),
+    Setting("ranking.importance", float, 0.3, "Weight of importance (0-10).", 0, 100),
+    Setting("ranking.recency", float, 0.2, "Weight of recency.", 0, 100),
+    Setting("ranking.access", float, 0.1, "Weight of access frequency.", 0, 100),
+    Setting("ranking.recency_half_life_days", float, 30.0, "Recency half-life.", 0.01, 36500),
+    Setting("gc.trash_retention_days", int, 30, "Days forgotten memories stay restorable.", 0),
+    Setting("gc.archive_enabled", bool, False, "Let gc archive stale, unimportant memories."),
+    Setting("gc.archive_after_days", int, 180, "Archive memories not accessed for N days.", 1),
+    Setting(
+        "gc.archive_max_importance", int, 3, "Archive only at or below this importance.", 0, 10
+    ),
+    Setting("log.enabled", bool, True, "Keep the small operations log used by `stats`."),
+]
+SETTINGS: dict[str, Setting] = {s.key: s for s in _SETTINGS}
+
+
+def setting(key: str) -> Setting:
+    try:
+        return SETTINGS[key]
+    except KeyError:
+        raise InvalidInputError(f"unknown config key {key!r} (see `zeromem config list`)") from None
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config {path} is not valid TOML: {exc}") from None
+
+
+def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for name, value in data.items():
+        key = f"{prefix}{name}"
+        if isinstance(value, dict):
+            flat.update(_flatten(value, key + "."))
+        else:
+            flat[key] = value
+    return flat
+
+
+class Config:
+    """Resolved settings. ``extra`` keeps top-level tables other modules own (ingest rules)."""
+
+    # Tables owned by other modules and validated there, not by this schema.
+    FOREIGN_TABLES: tuple[str, ...] = ("ingest",)
+
+    def __init__(self, path: Path | None = None, env: Mapping[str, str] | None = None) -> None:
+        if path is None:
+            from zeromem_cli.paths import config_path
+
+            path = config_path()
+        self.path = path
+        self.env = os.environ if env is None else env
+        self.file_values: dict[str, Any] = {}
+        self.extra: dict[str, Any] = {}
+        if path.is_file():
+            data = _load_toml(path)
+            for table in self.FOREIGN_TABLES:
+                if table in data:
+                    self.extra[table] = data.pop(table)
+            for key, raw in _flatten(data).items():
+                if key not in SETTINGS:
+                    raise ConfigError(f"config {path}: unknown key {key!r}")
+                self.file_values[key] = SETTINGS[key].parse(raw, str(path))
+
+    def get(self, key: str) -> Any:
+        spec = setting(key)
+        raw_env = self.env.get(spec.env_var)
+        if raw_env not in (None, ""):
+            return spec.parse(raw_env, spec.env_var)
+        if key in self.file_values:
+            return self.file_values[key]
+        return spec.default
+
+    def source(self, key: str) -> str:
+        spec = setting(key)
+        if self.env.get(spec.env_var) not in (None, ""):
+            return "env"
+        return "file" if key in self.file_values else "default"
+
+    def items(self) -> list[tuple[str, Any, str]]:
+        """Every setting as (key, value, source) in schema order."""
+        return [(key, self.get(key), self.source(key)) for key in SETTINGS]
+
+    def set(self, key: str, raw: str) -> Any:
+        """Validate and store a value in the file (atomically)."""
+        value = setting(key).parse(raw, "the command line")
+        self.file_values[key] = value
+        self._save()
+        return value
+
+    def unset(self, key: str) -> bool:
+        setting(key)
+        present = self.file_values.pop(key, None) is not None
+        if present:
+            self._save()
+        return present
+
+    def _save(self) -> None:
+        import tomli_w
+
+        nested: dict[str, Any] = {}
+        for key, value in self.file_values.items():
+            table, _, name = key.partition(".")
+            nested.setdefault(table, {})[name] = value
+        nested.update(self.extra)
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            tomli_w.dump(nested, handle)
+        os.replace(temporary, self.path)
+
+
+def load_config(path: Path | None = None) -> Config:
+    return Config(path)
