@@ -38,7 +38,7 @@ def m001_initial(conn: sqlite3.Connection) -> None:
             id INTEGER PRIMARY KEY,
             uid TEXT NOT NULL UNIQUE,
             content TEXT NOT NULL,
-            content_hash TEXT NOT NULL,
+            content_hash INTEGER NOT NULL,
             category TEXT NOT NULL DEFAULT 'general',
             tags TEXT NOT NULL DEFAULT '[]',
             key TEXT,

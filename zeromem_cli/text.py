@@ -49,10 +49,15 @@ def clean_content(text: str) -> str:
     return _CONTROL.sub("", text).strip()
 
 
-def content_hash(text: str) -> str:
-    """Identity of content for duplicate detection: NFKC, casefold, whitespace collapsed."""
+def content_hash(text: str) -> int:
+    """Identity of content for duplicate detection: NFKC, casefold, whitespace collapsed.
+
+    A signed 64-bit BLAKE2b digest: 8 bytes in the row and its index instead of 64 hex
+    characters (the index is per scope, so a collision is a 2**-64 event per pair).
+    """
     canonical = _SPACE.sub(" ", normalize(text).casefold()).strip()
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    digest = hashlib.blake2b(canonical.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
 
 
 def has_cjk(text: str) -> bool:
