@@ -195,7 +195,8 @@ _CONVERSATIONAL = re.compile(
 # Explicit content that points at the current context ("the output below is truncated").
 _DEICTIC = re.compile(
     r"\b(?:below|above|attached|the\s+following|here\s+is|this\s+(?:output|log|file|code|"
-    r"message|error|snippet))\b|如下|以下|上面|下面",
+    r"message|error|snippet))\b|^(?:this|that|it)(?:\s+is|\s+was|'s)\b|如下|以下|上面|下面|"
+    r"^(?:这|那)(?:个|是|就是)",
     re.IGNORECASE,
 )
 # "my team is great", "我的老板是个很严格的人": a judgement, not a fact.
