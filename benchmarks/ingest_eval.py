@@ -98,7 +98,7 @@ def evaluate(rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
                     f"FP {row['id']}: {row['text']!r} -> {candidate.category}/{candidate.key} "
                     f"{candidate.content!r} ({candidate.rule})"
                 )
-        for found, item in zip(hit, expected):
+        for found, item in zip(hit, expected, strict=True):
             if not found:
                 got = [f"{c.category}/{c.key}:{c.content!r}" for c in candidates]
                 errors.append(f"FN {row['id']}: {row['text']!r} expected {item} got {got}")
@@ -115,13 +115,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--errors", action="store_true", help="List false positives and misses.")
     args = parser.parse_args(argv)
     result = evaluate()
-    print(f"{'group':<26} {'messages':>8} {'stored':>7} {'precision':>9} {'expected':>8} {'recall':>7}")
+    header = ("group", "messages", "stored", "precision", "expected", "recall")
+    print(f"{header[0]:<26} " + " ".join(f"{h:>9}" for h in header[1:]))
     for name in sorted(result["tallies"], key=_order):
         tally = result["tallies"][name]
         count = result["messages"].get(name, "")
         print(
-            f"{name:<26} {count!s:>8} {tally.candidates:>7} {tally.precision:>9.3f} "
-            f"{tally.expected:>8} {tally.recall:>7.3f}"
+            f"{name:<26} {count!s:>9} {tally.candidates:>9} {tally.precision:>9.3f} "
+            f"{tally.expected:>9} {tally.recall:>9.3f}"
         )
     if args.errors:
         print()

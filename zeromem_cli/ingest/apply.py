@@ -43,7 +43,9 @@ class IngestItem:
     reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        record = {"action": self.action, **self.candidate.to_dict(), "ids": self.memory_ids}
+        record = self.candidate.to_dict()
+        record = {"action": self.action, "kind": record.pop("action"), **record}
+        record["ids"] = self.memory_ids
         if self.candidate.action == "forget":
             record["target"] = record.pop("content")
             for name in ("category", "key", "importance", "ttl"):

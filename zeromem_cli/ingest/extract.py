@@ -171,7 +171,9 @@ _ZH_NOT_FACT_KEYS = re.compile(
     r"^(?:意思|问题|理解|想法|看法|建议|感觉|观点|猜测|回答|答案|代码|意见|天|错|目的|重点|疑问|困惑|"
     r"担心|顾虑|打算|计划|希望|梦想|经验|印象|结论|判断|原话|想象|回复)$"
 )
-_ZH_OWNER_VERBS = re.compile(r"觉得|认为|想|说|看|知道|猜|希望|发现|听|刚|又|要|不|没|就|也|都|在|已经")
+_ZH_OWNER_VERBS = re.compile(
+    r"觉得|认为|想|说|看|知道|猜|希望|发现|听|刚|又|要|不|没|就|也|都|在|已经"
+)
 # A value that describes a passing state or a manner of speaking, not a lasting fact.
 _EN_PASSING = re.compile(
     r"^(?:that|whether|to|not|so|too|very|really|pretty|quite|kind\s+of|sort\s+of|a\s+bit|"
@@ -379,7 +381,7 @@ def extract_sentence(
     taken: list[tuple[int, int]] = []
     found: list[Candidate] = []
     for rule in rules:
-        if not rule.enabled:
+        if not rule.enabled or role not in rule.roles:
             continue
         for match in rule.regex.finditer(sentence):
             span = match.span()

@@ -113,7 +113,7 @@ class _Collector:
             self.add(value.get("role"), value.get("content"))
         else:
             raise InvalidInputError(
-                f"{where}: not a chat message (expected {{\"role\": ..., \"content\": ...}}, "
+                f'{where}: not a chat message (expected {{"role": ..., "content": ...}}, '
                 "a messages array or llm log records; for tool results use --kv)"
             )
 
@@ -155,7 +155,9 @@ def _kv_records(values: list[tuple[str, Any]]) -> list[dict[str, Any]]:
         for number, item in enumerate(items):
             if not isinstance(item, dict):
                 place = f"{where}[{number}]" if isinstance(value, list) else where
-                raise InvalidInputError(f"{place}: --kv needs JSON objects, not {type(item).__name__}")
+                raise InvalidInputError(
+                    f"{place}: --kv needs JSON objects, not {type(item).__name__}"
+                )
             records.append(item)
     return records
 

@@ -66,6 +66,8 @@ class Rule:
     enabled: bool = True
     guards: bool = True
     lang: str = "any"
+    # Whose messages the rule reads: "my X is Y" in an assistant's reply is not the user's.
+    roles: tuple[str, ...] = ("user",)
     source: str = "builtin"
     # explicit requests: classify what follows the trigger with the other rules.
     reclassify: bool = False
@@ -86,6 +88,7 @@ class Rule:
             "ttl": self.ttl,
             "importance": self.importance,
             "enabled": self.enabled,
+            "roles": list(self.roles),
             "source": self.source,
             "pattern": self.pattern,
             "description": self.description,
@@ -102,7 +105,8 @@ _ZH_VALUE = r"[^，,。；;！!？?]+"
 # Words that cannot follow "always"/"never" in an instruction ("never mind", "always the same").
 _NOT_AFTER_ALWAYS = (
     r"(?!(?:the|a|an|mind|again|too|ever|before|been|had|was|is|were|got|gets|my|this|that|"
-    r"it|so|more|less|once|seen|heard|thought|know|knew|happens|works|fails)\b)"
+    r"it|so|more|less|once|seen|heard|thought|know|knew|happens|works|fails|happy|glad|welcome|"
+    r"here|good|nice|fun)\b)"
 )
 # Objects that make "I like ..." a comment on the conversation rather than a preference.
 _NOT_LIKED = (
@@ -205,6 +209,7 @@ _BUILTINS: tuple[Rule, ...] = (
         "TODO: X",
         ttl="90d",
         importance=6,
+        roles=("user", "assistant"),
     ),
     _rule(
         "en.dont_forget_to",
@@ -235,6 +240,7 @@ _BUILTINS: tuple[Rule, ...] = (
         "待办：X",
         ttl="90d",
         importance=6,
+        roles=("user", "assistant"),
     ),
     _rule(
         "zh.dont_forget",
@@ -391,7 +397,10 @@ _BUILTINS: tuple[Rule, ...] = (
         "zh.diet",
         "preference",
         "zh",
-        _CLAUSE + r"我(?:从来|一直|也|都)?(?:(?:不吃|不喝)(?![了啦吗呢])(?P<object>" + _ZH_VALUE + r")"
+        _CLAUSE
+        + r"我(?:从来|一直|也|都)?(?:(?:不吃|不喝)(?![了啦吗呢])(?P<object>"
+        + _ZH_VALUE
+        + r")"
         r"|吃素|不抽烟|不喝酒)",
         "preference",
         "我不吃 X / 我吃素",
@@ -484,7 +493,8 @@ _BUILTINS: tuple[Rule, ...] = (
         "zh.my_owner_x_is",
         "fact",
         "zh",
-        _CLAUSE + r"我(?P<key>[^，,。；;是的我\s]{1,6}的[^，,。；;是的\s]{1,8})是(?P<value>"
+        _CLAUSE
+        + r"我(?P<key>[^，,。；;是的我\s]{1,6}的[^，,。；;是的\s]{1,8})是(?P<value>"
         + _ZH_VALUE
         + r")",
         "fact",
@@ -593,6 +603,7 @@ _RULE_FIELDS = {
     "importance": int,
     "enabled": bool,
     "guards": bool,
+    "roles": list,
     "description": str,
 }
 _TABLE_FIELDS = ("builtins", "rules")
@@ -664,8 +675,14 @@ def _fields_of(raw: Mapping[str, Any], label: str, origin: str) -> dict[str, Any
             raise IngestRuleError(f"{origin}: {label}: unknown field {name!r} (known: {known})")
         ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
         if not ok:
-            expected = {str: "text", int: "an integer", bool: "true or false"}[kind]
+            expected = {str: "text", int: "an integer", bool: "true or false", list: "a list"}[kind]
             raise IngestRuleError(f"{origin}: {label}: {name} must be {expected}, not {value!r}")
+        if name == "roles":
+            if not value or not all(isinstance(r, str) and r.strip() for r in value):
+                raise IngestRuleError(
+                    f"{origin}: {label}: roles must be a non-empty list of role names"
+                )
+            value = tuple(r.strip().casefold() for r in value)
         values[name] = value
     return values
 
@@ -686,7 +703,9 @@ def load_rules(table: Mapping[str, Any] | None, origin: str = "config") -> list[
         raise IngestRuleError(f"{origin}: ingest.builtins must be true or false")
     raw_rules = table.get("rules", [])
     if not isinstance(raw_rules, Sequence) or isinstance(raw_rules, str):
-        raise IngestRuleError(f"{origin}: ingest.rules must be an array of tables ([[ingest.rules]])")
+        raise IngestRuleError(
+            f"{origin}: ingest.rules must be an array of tables ([[ingest.rules]])"
+        )
     builtins = {rule.name: rule for rule in _BUILTINS}
     overrides: dict[str, Rule] = {}
     new_rules: list[Rule] = []
@@ -695,16 +714,16 @@ def load_rules(table: Mapping[str, Any] | None, origin: str = "config") -> list[
         where = f"ingest rule #{number}"
         if not isinstance(raw, Mapping):
             raise IngestRuleError(f"{origin}: {where} must be a table")
-        name = raw.get("name")
-        if not isinstance(name, str) or not name.strip():
+        rule_name = raw.get("name")
+        if not isinstance(rule_name, str) or not rule_name.strip():
             raise IngestRuleError(f"{origin}: {where} has no name")
-        label = f"ingest rule {name!r}"
-        if name in seen:
+        label = f"ingest rule {rule_name!r}"
+        if rule_name in seen:
             raise IngestRuleError(f"{origin}: {label} is defined twice")
-        seen.add(name)
+        seen.add(rule_name)
         values = _fields_of(raw, label, origin)
-        if name in builtins:
-            rule = replace(builtins[name], source="config", **values)
+        if rule_name in builtins:
+            rule = replace(builtins[rule_name], source="config", **values)
         else:
             if "pattern" not in values:
                 raise IngestRuleError(
@@ -715,8 +734,8 @@ def load_rules(table: Mapping[str, Any] | None, origin: str = "config") -> list[
             check_rule(rule)
         except ValueError as exc:
             raise IngestRuleError(f"{origin}: {label}: {exc}") from None
-        if name in builtins:
-            overrides[name] = rule
+        if rule_name in builtins:
+            overrides[rule_name] = rule
         else:
             new_rules.append(rule)
     result = list(new_rules)
@@ -729,4 +748,3 @@ def load_rules(table: Mapping[str, Any] | None, origin: str = "config") -> list[
 
 def active(rules: Sequence[Rule]) -> list[Rule]:
     return [rule for rule in rules if rule.enabled]
-
