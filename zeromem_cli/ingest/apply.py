@@ -137,6 +137,17 @@ def _find_duplicate(store: MemoryStore, content: str) -> Memory | None:
     return None
 
 
+def _unchanged_keyed(store: MemoryStore, candidate: Candidate) -> Memory | None:
+    """The live memory holding the candidate's key if it already says exactly this."""
+    if candidate.key is None:
+        return None
+    for memory in store.list(limit=1, filters=Filters(key=candidate.key)):
+        same = content_hash(memory.content) == content_hash(candidate.content)
+        if same and memory.category == candidate.category:
+            return memory
+    return None
+
+
 class _Planner:
     """Predicts a write without doing it, remembering earlier planned writes of the run."""
 
@@ -150,6 +161,10 @@ class _Planner:
         if candidate.key is not None:
             if candidate.key in self.keys:
                 return IngestItem("updated", candidate, [self.keys[candidate.key]])
+            unchanged = _unchanged_keyed(self.store, candidate)
+            if unchanged is not None and unchanged.id not in self.forgotten:
+                self.keys[candidate.key] = unchanged.id
+                return IngestItem("duplicate", candidate, [unchanged.id])
             existing = [
                 m
                 for m in self.store.list(limit=1, filters=Filters(key=candidate.key))
@@ -202,6 +217,11 @@ def apply_candidates(
             continue
         if planner is not None:
             items.append(planner.write(candidate))
+            continue
+        unchanged = _unchanged_keyed(store, candidate)
+        if unchanged is not None:
+            # Re-ingesting the same conversation must not pile up identical versions.
+            items.append(IngestItem("duplicate", candidate, [unchanged.id]))
             continue
         try:
             result = store.write(
