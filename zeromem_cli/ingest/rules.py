@@ -99,8 +99,8 @@ class Rule:
 
 # Start of a clause: sentence start, after a comma/semicolon, or after "and"/"but".
 _CLAUSE = r"(?:^|(?<=[,;，；、])\s*|(?<=\band )|(?<=\bbut ))"
-# End of an English clause value.
-_EN_END = r"(?=$|[,;]|\s+and\s+|\s+but\s+)"
+# End of an English clause value (" and I ..." starts a new clause; "X and Y" stays one).
+_EN_END = r"(?=$|[,;]|\s+(?:and|but)\s+(?:I|I'm|I've|my|we|you|it|he|she|they|so)\b|\s+but\s+)"
 _ZH_VALUE = r"[^，,。；;！!？?]+"
 # Words that cannot follow "always"/"never" in an instruction ("never mind", "always the same").
 _NOT_AFTER_ALWAYS = (
