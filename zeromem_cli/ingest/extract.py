@@ -62,7 +62,7 @@ class Candidate:
 
 @dataclass
 class Rejection:
-    """A rule matched but a guard said no (kept for ``--explain`` style debugging)."""
+    """A rule matched but a guard said no (collected on request, for debugging rules)."""
 
     rule: str
     reason: str
