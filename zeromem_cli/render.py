@@ -168,3 +168,56 @@ def history(entries: Sequence[HistoryEntry], fmt: OutputFormat) -> None:
                 )
             )
         _console().print(table)
+
+
+# -- ingest ---------------------------------------------------------------------------------
+
+_PLAN_VERBS = {"added": "add", "updated": "update", "forgotten": "forget"}
+
+
+def ingest_items(items: Sequence[Any], *, dry_run: bool) -> None:
+    """What ingest did or would do, one tab-separated line per memory:
+    action, id, category, key, content (forget: one line per memory forgotten)."""
+    for item in items:
+        candidate = item.candidate
+        action = _PLAN_VERBS.get(item.action, item.action) if dry_run else item.action
+        if candidate.action == "forget":
+            if not item.forgotten:
+                print("\t".join([action, "", "", "", _one_line(candidate.content)]))
+            for m in item.forgotten:
+                cells = [action, str(m.id), m.category, m.key or "", _one_line(m.content)]
+                print("\t".join(cells))
+            continue
+        ids = ",".join(str(i) for i in item.memory_ids if i)
+        cells = [action, ids, candidate.category, candidate.key or "", _one_line(candidate.content)]
+        print("\t".join(cells))
+
+
+def ingest_rules(rules: Sequence[Any], fmt: OutputFormat) -> None:
+    """The active ingest rules (``ingest --rules``)."""
+    columns = ("name", "family", "lang", "action", "category", "key", "ttl", "importance")
+    if fmt in (OutputFormat.json, OutputFormat.jsonl):
+        records = [rule.to_dict() for rule in rules]
+        if fmt is OutputFormat.json:
+            print(dumps(records))
+        else:
+            for record in records:
+                print(dumps(record, indent=None))
+        return
+    rows = [
+        [str(getattr(r, c) if getattr(r, c) is not None else "") for c in columns]
+        + [("" if r.enabled else "disabled ") + r.source]
+        for r in rules
+    ]
+    if fmt is not OutputFormat.table:
+        for row in rows:
+            print("\t".join(row))
+        return
+    from rich.table import Table
+
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    for name in (*columns, "source"):
+        table.add_column(name, no_wrap=name != "key")
+    for row in rows:
+        table.add_row(*_escape(row))
+    _console().print(table)

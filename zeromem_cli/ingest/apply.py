@@ -1,0 +1,240 @@
+"""Carrying out candidates through the normal store API, or planning them for a dry run.
+
+Memories are written with ``MemoryStore.write`` (so key upsert, duplicate detection and every
+other check of the add path apply), forget requests soft-delete with ``MemoryStore.forget``.
+
+Forgetting is conservative: a memory is forgotten only if it holds the key the request names
+("forget my timezone" -> key ``timezone``) or if nearly all the request's search terms occur in
+it (``FORGET_MIN_COVERAGE``). A vague request forgets nothing rather than the wrong thing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.ingest.extract import Candidate, make_key
+from zeromem_cli.models import Memory
+from zeromem_cli.query import Filters, query_terms
+from zeromem_cli.store import MemoryStore
+from zeromem_cli.text import content_hash
+
+# Share of a forget request's terms that a memory must contain to be forgotten.
+FORGET_MIN_COVERAGE = 0.75
+_FORGET_NOISE = re.compile(
+    r"\b(?:my|our|the|old|previous|former|earlier|current|about)\b|"
+    r"我的|我们的|旧的|之前的|以前的|原来的|之前|以前|原来|旧|我",
+    re.IGNORECASE,
+)
+SUMMARY_FIELDS = ("added", "updated", "duplicate", "forgotten", "skipped")
+
+
+@dataclass
+class IngestItem:
+    """What happened to one candidate (in a dry run: what would happen)."""
+
+    action: str  # added, updated, duplicate, forgotten, not-found, error
+    candidate: Candidate
+    memory_ids: list[int] = field(default_factory=list)
+    forgotten: list[Memory] = field(default_factory=list)
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        record = self.candidate.to_dict()
+        record = {"action": self.action, "kind": record.pop("action"), **record}
+        record["ids"] = self.memory_ids
+        if self.candidate.action == "forget":
+            record["target"] = record.pop("content")
+            for name in ("category", "key", "importance", "ttl"):
+                record.pop(name)
+            record["forgotten"] = [
+                {"id": m.id, "content": m.content, "category": m.category, "key": m.key}
+                for m in self.forgotten
+            ]
+        if self.reason:
+            record["reason"] = self.reason
+        return record
+
+
+@dataclass
+class IngestReport:
+    dry_run: bool
+    format: str
+    messages: int  # messages (or kv records) in the input
+    mined: int  # of those, the ones whose role was mined
+    items: list[IngestItem] = field(default_factory=list)
+    empty: int = 0  # mined messages (or kv fields) that gave nothing
+
+    def counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(SUMMARY_FIELDS, 0)
+        for item in self.items:
+            if item.action == "forgotten":
+                counts["forgotten"] += len(item.memory_ids)
+            elif item.action in counts:
+                counts[item.action] += 1
+            else:
+                counts["skipped"] += 1
+        counts["skipped"] += self.empty
+        return counts
+
+    def summary(self) -> str:
+        counts = self.counts()
+        head = "ingest (dry run, nothing written)" if self.dry_run else "ingest"
+        unit = "record" if self.format == "kv" else "message"
+        parts = [f"{self.messages} {unit}{'' if self.messages == 1 else 's'}"]
+        if self.mined != self.messages:
+            parts.append(f"{self.mined} mined")
+        parts += [f"{counts[name]} {name}" for name in SUMMARY_FIELDS]
+        return f"{head}: " + ", ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dry_run": self.dry_run,
+            "format": self.format,
+            "messages": self.messages,
+            "mined": self.mined,
+            "summary": self.counts(),
+            "items": [item.to_dict() for item in self.items],
+        }
+
+
+def _terms(text: str) -> set[str]:
+    return {_stem(t) for t in query_terms(text)}
+
+
+def _stem(term: str) -> str:
+    for suffix in ("ies", "es", "s"):
+        if len(term) > len(suffix) + 2 and term.endswith(suffix):
+            return term[: -len(suffix)]
+    return term
+
+
+def forget_matches(store: MemoryStore, target: str) -> list[Memory]:
+    """Live memories of the store's scope that a forget request for ``target`` clearly names."""
+    core = _FORGET_NOISE.sub(" ", target).strip()
+    found: dict[int, Memory] = {}
+    key = make_key(core) if core else None
+    if key:
+        for memory in store.list(limit=None, filters=Filters(key=key)):
+            found[memory.id] = memory
+    wanted = _terms(core or target)
+    if wanted:
+        for memory in store.search(core or target, limit=50):
+            have = _terms(f"{memory.content} {memory.key or ''}")
+            if len(wanted & have) / len(wanted) >= FORGET_MIN_COVERAGE:
+                found.setdefault(memory.id, memory)
+    return sorted(found.values(), key=lambda m: m.id)
+
+
+def _find_duplicate(store: MemoryStore, content: str) -> Memory | None:
+    digest = content_hash(content)
+    for memory in store.search(content, limit=20):
+        if content_hash(memory.content) == digest:
+            return memory
+    return None
+
+
+def _unchanged_keyed(store: MemoryStore, candidate: Candidate) -> Memory | None:
+    """The live memory holding the candidate's key if it already says exactly this."""
+    if candidate.key is None:
+        return None
+    for memory in store.list(limit=1, filters=Filters(key=candidate.key)):
+        same = content_hash(memory.content) == content_hash(candidate.content)
+        if same and memory.category == candidate.category:
+            return memory
+    return None
+
+
+class _Planner:
+    """Predicts a write without doing it, remembering earlier planned writes of the run."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+        self.keys: dict[str, int] = {}
+        self.hashes: set[str] = set()
+        self.forgotten: set[int] = set()
+
+    def write(self, candidate: Candidate) -> IngestItem:
+        if candidate.key is not None:
+            if candidate.key in self.keys:
+                return IngestItem("updated", candidate, [self.keys[candidate.key]])
+            unchanged = _unchanged_keyed(self.store, candidate)
+            if unchanged is not None and unchanged.id not in self.forgotten:
+                self.keys[candidate.key] = unchanged.id
+                return IngestItem("duplicate", candidate, [unchanged.id])
+            existing = [
+                m
+                for m in self.store.list(limit=1, filters=Filters(key=candidate.key))
+                if m.id not in self.forgotten
+            ]
+            if existing:
+                self.keys[candidate.key] = existing[0].id
+                return IngestItem("updated", candidate, [existing[0].id])
+        digest = content_hash(candidate.content)
+        duplicate = _find_duplicate(self.store, candidate.content)
+        if digest in self.hashes or (duplicate and duplicate.id not in self.forgotten):
+            return IngestItem("duplicate", candidate, [duplicate.id] if duplicate else [])
+        self.hashes.add(digest)
+        if candidate.key is not None:
+            self.keys[candidate.key] = 0
+        return IngestItem("added", candidate)
+
+
+def apply_candidates(
+    store: MemoryStore,
+    candidates: Sequence[Candidate],
+    *,
+    dry_run: bool = False,
+    tags: Iterable[str] | None = None,
+    category: str | None = None,
+    ttl: str | None = None,
+) -> list[IngestItem]:
+    """Write (or plan) every candidate in order; ``category``/``ttl`` override the rules'."""
+    planner = _Planner(store) if dry_run else None
+    forgotten: set[int] = set()
+    items: list[IngestItem] = []
+    tag_list = list(tags or [])
+    for candidate in candidates:
+        if category:
+            candidate.category = category
+        if ttl:
+            candidate.ttl = ttl
+        if candidate.action == "forget":
+            matches = [m for m in forget_matches(store, candidate.content) if m.id not in forgotten]
+            if not matches:
+                items.append(IngestItem("not-found", candidate, reason="no memory clearly matches"))
+                continue
+            ids = [m.id for m in matches]
+            if planner is not None:
+                planner.forgotten.update(ids)
+            else:
+                store.forget(*ids)
+            forgotten.update(ids)
+            items.append(IngestItem("forgotten", candidate, ids, forgotten=matches))
+            continue
+        if planner is not None:
+            items.append(planner.write(candidate))
+            continue
+        unchanged = _unchanged_keyed(store, candidate)
+        if unchanged is not None:
+            # Re-ingesting the same conversation must not pile up identical versions.
+            items.append(IngestItem("duplicate", candidate, [unchanged.id]))
+            continue
+        try:
+            result = store.write(
+                candidate.content,
+                category=candidate.category,
+                key=candidate.key,
+                importance=candidate.importance,
+                ttl=candidate.ttl,
+                tags=tag_list or None,
+                meta={"source": "ingest", "rule": candidate.rule, "role": candidate.role},
+            )
+        except InvalidInputError as exc:
+            items.append(IngestItem("error", candidate, reason=str(exc)))
+            continue
+        items.append(IngestItem(result.action, candidate, [result.memory.id]))
+    return items
