@@ -25,6 +25,7 @@ MEMORY_FIELDS = (
     "last_accessed_at",
     "access_count",
     "deleted_at",
+    "deleted_reason",
 )
 
 
@@ -67,6 +68,7 @@ class Memory:
     last_accessed_at: str | None = None
     access_count: int = 0
     deleted_at: str | None = None
+    deleted_reason: str | None = None  # forgotten, expired or archived (None while live)
     score: float | None = None
 
     @property

@@ -171,6 +171,14 @@ class MemoryStore:
             (row["id"], *self._index_values(row)),
         )
 
+    def drop_from_index(
+        self, conn: sqlite3.Connection, rows: Iterable[sqlite3.Row | dict[str, Any]]
+    ) -> None:
+        """Remove memories from the FTS index inside the caller's transaction (used by
+        ``lifecycle`` when it deletes rows for good)."""
+        for row in rows:
+            self._unindex(conn, row)
+
     # -- validation ---------------------------------------------------------------------------
 
     def _clean_content(self, content: str) -> str:
@@ -260,6 +268,7 @@ class MemoryStore:
             last_accessed_at=row["last_accessed_at"],
             access_count=row["access_count"],
             deleted_at=row["deleted_at"],
+            deleted_reason=row["deleted_reason"],
             score=score,
         )
 
@@ -559,15 +568,24 @@ class MemoryStore:
             for memory_id in ids:
                 self._row(conn, memory_id, include_expired=True)
             for memory_id in ids:
-                conn.execute("UPDATE memories SET deleted_at = ? WHERE id = ?", (now, memory_id))
+                conn.execute(
+                    "UPDATE memories SET deleted_at = ?, deleted_reason = 'forgotten' WHERE id = ?",
+                    (now, memory_id),
+                )
         return len(ids)
 
     def restore(self, memory_id: int) -> Memory:
-        """Bring a soft-deleted memory back."""
+        """Bring a soft-deleted (forgotten, expired or archived) memory back. An expiry that has
+        passed is cleared, otherwise the restored memory would stay invisible."""
         with self.transaction() as conn:
             row = self._row(conn, memory_id, deleted=True)
             try:
-                conn.execute("UPDATE memories SET deleted_at = NULL WHERE id = ?", (memory_id,))
+                conn.execute(
+                    "UPDATE memories SET deleted_at = NULL, deleted_reason = NULL, "
+                    "expires_at = CASE WHEN expires_at <= ? THEN NULL ELSE expires_at END "
+                    "WHERE id = ?",
+                    (to_iso(self.now()), memory_id),
+                )
             except sqlite3.IntegrityError:
                 raise InvalidInputError(
                     f"cannot restore #{memory_id}: another live memory now has key {row['key']!r}"
@@ -681,7 +699,7 @@ class MemoryStore:
                 expires_at=current.expires_at,
                 valid_from=rows[-1]["valid_to"] if rows else current.created_at,
                 valid_to=current.deleted_at,
-                change="forgotten" if current.deleted_at else "current",
+                change=(current.deleted_reason or "forgotten") if current.deleted_at else "current",
             )
         )
         return entries

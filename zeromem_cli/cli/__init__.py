@@ -108,6 +108,7 @@ def _root(
 
 
 # Command modules register themselves on `app` when imported.
+from zeromem_cli.cli import lifecycle as _lifecycle  # noqa: E402,F401
 from zeromem_cli.cli import memories as _memories  # noqa: E402,F401
 from zeromem_cli.cli import search as _search  # noqa: E402,F401
 

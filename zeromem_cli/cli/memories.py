@@ -1,5 +1,6 @@
-"""Commands that write and read single memories: add, show, list, update, history, forget,
-restore. Each parses arguments, calls ``MemoryStore`` and hands the result to ``render``."""
+"""Commands that write and read single memories: add, show, list, update, history, restore
+(``forget`` lives in ``cli/lifecycle.py``). Each parses arguments, calls ``MemoryStore`` and
+hands the result to ``render``."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from zeromem_cli.cli.options import (
     JsonOption,
     SessionOption,
     UserOption,
-    confirm_or_refuse,
     open_store,
     parse_meta,
     read_text_argument,
@@ -226,25 +226,6 @@ def history(
     with open_store(db, user, agent, session) as store:
         entries = store.history(memory_id)
     render.history(entries, render.resolve_format(fmt, as_json))
-
-
-@app.command()
-def forget(
-    memory_ids: Annotated[list[int], typer.Argument(help="Memory ids.", min=1, show_default=False)],
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
-) -> None:
-    """Forget memories (soft delete: `restore` brings them back)."""
-    with open_store(db, user, agent, session) as store:
-        for memory_id in memory_ids:  # fail before asking if an id is unknown
-            store.get(memory_id, include_expired=True)
-        count = len(set(memory_ids))
-        confirm_or_refuse(f"Forget {count} memor{'y' if count == 1 else 'ies'}?", yes)
-        forgotten = store.forget(*memory_ids)
-    render.message(f"forgot {forgotten} memor{'y' if forgotten == 1 else 'ies'}")
 
 
 @app.command()
