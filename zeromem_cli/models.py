@@ -123,7 +123,10 @@ class HistoryEntry:
 
 @dataclass
 class WriteResult:
-    """What a write did: ``added``, ``updated`` (key upsert) or ``duplicate`` (content existed)."""
+    """What a write did: ``added``, ``updated`` (key upsert), ``duplicate`` (content existed) or
+    ``merged`` (``merge=True`` made it the next version of the most similar memory)."""
 
     memory: Memory
     action: str
+    # Near-duplicates found (id, similarity), most similar first; see zeromem_cli.similarity.
+    similar: list[tuple[int, float]] = field(default_factory=list)

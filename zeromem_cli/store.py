@@ -405,6 +405,8 @@ class MemoryStore:
         agent: str | None = _UNSET,
         session: str | None = _UNSET,
         allow_duplicate: bool = False,
+        merge: bool = False,
+        default_category: str | None = None,
     ) -> WriteResult:
         """Store a memory, saying what happened.
 
@@ -414,7 +416,13 @@ class MemoryStore:
           stops expiring.
         - identical content (NFKC, casefold, whitespace) live in this scope: nothing is added,
           the existing memory's updated_at is refreshed: ``duplicate``.
-        - otherwise a new memory: ``added``.
+        - otherwise a new memory: ``added``, with any near-duplicates (lexical similarity,
+          see ``similarity``) listed in ``similar``; with ``merge`` (and no ``key``) the most
+          similar memory gets this text as its next version instead: ``merged``.
+          ``allow_duplicate`` skips both duplicate checks.
+
+        ``default_category`` is the category of a new memory when ``category`` is None (an
+        update or merge keeps the existing category then).
         """
         scope = Scope(
             self.scope.user if user is _UNSET else user,
@@ -440,7 +448,9 @@ class MemoryStore:
         if ttl is not None or expires_at is not None:
             given["expires_at"] = self._expiry(ttl, expires_at)
         values: dict[str, Any] = {
-            "category": DEFAULT_CATEGORY,
+            "category": self._clean_label(default_category, "category")
+            if default_category
+            else DEFAULT_CATEGORY,
             "tags": "[]",
             "importance": DEFAULT_IMPORTANCE,
             "pinned": 0,
@@ -477,6 +487,14 @@ class MemoryStore:
                         (to_iso(self.now()), row["id"]),
                     )
                     return WriteResult(self._fetch(conn, row["id"]), "duplicate")
+            similar = [] if allow_duplicate else self._similar(scope, cleaned_content)
+            if similar and merge and values["key"] is None:
+                row = conn.execute(
+                    "SELECT * FROM memories WHERE id = ?", (similar[0][0].id,)
+                ).fetchone()
+                self._replace(conn, row, {k: v for k, v in given.items() if k != "key"}, "merge")
+                found = [(m.id, round(score, 3)) for m, score in similar]
+                return WriteResult(self._fetch(conn, row["id"]), "merged", found)
             now = to_iso(self.now())
             user_col, agent_col, session_col = scope.as_columns()
             values.update(
@@ -496,7 +514,15 @@ class MemoryStore:
             )
             values["id"] = cursor.lastrowid
             self._index(conn, values)
-            return WriteResult(self._fetch(conn, values["id"]), "added")
+            found = [(m.id, round(score, 3)) for m, score in similar]
+            return WriteResult(self._fetch(conn, values["id"]), "added", found)
+
+    def _similar(self, scope: Scope, content: str) -> builtins.list[tuple[Memory, float]]:
+        """Live memories of ``scope`` that look like rephrasings of ``content``."""
+        from zeromem_cli.similarity import nearest
+
+        view = self.scoped(user=scope.user, agent=scope.agent, session=scope.session)
+        return nearest(content, lambda text, limit: view.search(text, limit=limit))
 
     def _fetch(self, conn: sqlite3.Connection, memory_id: int) -> Memory:
         row = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()

@@ -62,7 +62,12 @@ def add(
     meta: MetaOption = None,
     ttl: TtlOption = None,
     allow_duplicate: Annotated[
-        bool, typer.Option("--allow-duplicate", help="Add even if identical content exists.")
+        bool,
+        typer.Option("--allow-duplicate", help="Add even if identical or similar content exists."),
+    ] = False,
+    merge: Annotated[
+        bool,
+        typer.Option("--merge", help="If a similar memory exists, make this its next version."),
     ] = False,
     as_json: JsonOption = False,
     db: DbOption = None,
@@ -76,7 +81,8 @@ def add(
     with open_store(db, user, agent, session) as store:
         result = store.write(
             content,
-            category=category or config.get("add.default_category"),
+            category=category,
+            default_category=config.get("add.default_category"),
             tags=tag,
             key=key,
             importance=importance,
@@ -84,12 +90,18 @@ def add(
             meta=parse_meta(meta),
             ttl=ttl or config.get("add.default_ttl") or None,
             allow_duplicate=allow_duplicate,
+            merge=merge,
         )
     memory = result.memory
     if result.action == "duplicate":
         render.message(f"duplicate of #{memory.id}: nothing added")
     elif result.action == "updated":
         render.message(f"updated #{memory.id} (key {memory.key!r})")
+    elif result.action == "merged":
+        render.message(f"merged into #{memory.id} (similar, {result.similar[0][1]:.2f})")
+    elif result.similar:
+        near = ", ".join(f"#{i} ({score:.2f})" for i, score in result.similar[:3])
+        render.message(f"similar to {near}; --merge updates #{result.similar[0][0]} instead")
     if as_json:
         render.memory(memory, render.OutputFormat.json)
     else:
