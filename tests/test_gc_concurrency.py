@@ -12,7 +12,7 @@ from pathlib import Path
 
 from zeromem_cli import MemoryStore
 
-EXPIRED, OLD_TRASH = 1500, 700
+EXPIRED, OLD_TRASH = 1200, 600  # more than one gc batch each
 
 
 def _seed(db_path: Path) -> None:
@@ -79,7 +79,7 @@ WRITER = textwrap.dedent(
 
 def test_gc_under_a_concurrent_writer_loses_nothing(db_path: Path) -> None:
     _seed(db_path)
-    writes = 400
+    writes = 200
     writer = subprocess.Popen(
         [sys.executable, "-c", WRITER, str(db_path), str(writes)],
         stdout=subprocess.PIPE,
