@@ -68,6 +68,9 @@ def connect(path: Path) -> sqlite3.Connection:
         # FULL: a committed memory survives power loss too, not only a crashed process.
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA foreign_keys=ON")
+        # Deleted rows and freed pages are overwritten with zeros, so `forget --purge` leaves
+        # no copy of the text behind (many builds default to this; some do not).
+        conn.execute("PRAGMA secure_delete=ON")
     except sqlite3.Error as exc:
         conn.close()
         raise map_error(exc, path) from None

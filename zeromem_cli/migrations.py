@@ -91,7 +91,19 @@ def m001_initial(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial]
+def m002_deleted_reason(conn: sqlite3.Connection) -> None:
+    """Why a memory is out of sight: 'forgotten' (forget), 'expired' (gc moved it to the trash)
+    or 'archived' (gc archived it as stale; never purged by trash retention)."""
+    run_script(
+        conn,
+        """
+        ALTER TABLE memories ADD COLUMN deleted_reason TEXT;
+        UPDATE memories SET deleted_reason = 'forgotten' WHERE deleted_at IS NOT NULL;
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial, m002_deleted_reason]
 LATEST_VERSION = len(MIGRATIONS)
 
 

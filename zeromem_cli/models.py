@@ -25,6 +25,7 @@ MEMORY_FIELDS = (
     "last_accessed_at",
     "access_count",
     "deleted_at",
+    "deleted_reason",
 )
 
 
@@ -67,6 +68,7 @@ class Memory:
     last_accessed_at: str | None = None
     access_count: int = 0
     deleted_at: str | None = None
+    deleted_reason: str | None = None  # forgotten, expired or archived (None while live)
     score: float | None = None
 
     @property
@@ -121,7 +123,10 @@ class HistoryEntry:
 
 @dataclass
 class WriteResult:
-    """What a write did: ``added``, ``updated`` (key upsert) or ``duplicate`` (content existed)."""
+    """What a write did: ``added``, ``updated`` (key upsert), ``duplicate`` (content existed) or
+    ``merged`` (``merge=True`` made it the next version of the most similar memory)."""
 
     memory: Memory
     action: str
+    # Near-duplicates found (id, similarity), most similar first; see zeromem_cli.similarity.
+    similar: list[tuple[int, float]] = field(default_factory=list)

@@ -221,3 +221,28 @@ def ingest_rules(rules: Sequence[Any], fmt: OutputFormat) -> None:
     for row in rows:
         table.add_row(*_escape(row))
     _console().print(table)
+
+
+def trash(items: Sequence[Memory], fmt: OutputFormat) -> None:
+    """Soft-deleted memories with when and why they left (``zeromem trash``)."""
+    if fmt is not OutputFormat.plain and fmt is not OutputFormat.table:
+        memories(items, fmt)
+    elif fmt is OutputFormat.plain:
+        for m in items:
+            cells = [str(m.id), m.deleted_at or "", m.deleted_reason or "", m.category]
+            print("\t".join(cells + [_one_line(m.content)]))
+    elif not items:
+        message("the trash is empty")
+    else:
+        from rich.table import Table
+
+        table = Table(show_edge=False, pad_edge=False, header_style="bold")
+        table.add_column("id", justify="right", style="cyan", no_wrap=True)
+        table.add_column("deleted", style="dim", no_wrap=True)
+        table.add_column("reason", no_wrap=True)
+        table.add_column("category", style="magenta", no_wrap=True)
+        table.add_column("content", overflow="fold", ratio=1)
+        for m in items:
+            row = [str(m.id), _short_time(m.deleted_at), m.deleted_reason or "", m.category]
+            table.add_row(*_escape(row + [m.content]))
+        _console().print(table)

@@ -171,6 +171,14 @@ class MemoryStore:
             (row["id"], *self._index_values(row)),
         )
 
+    def drop_from_index(
+        self, conn: sqlite3.Connection, rows: Iterable[sqlite3.Row | dict[str, Any]]
+    ) -> None:
+        """Remove memories from the FTS index inside the caller's transaction (used by
+        ``lifecycle`` when it deletes rows for good)."""
+        for row in rows:
+            self._unindex(conn, row)
+
     # -- validation ---------------------------------------------------------------------------
 
     def _clean_content(self, content: str) -> str:
@@ -260,6 +268,7 @@ class MemoryStore:
             last_accessed_at=row["last_accessed_at"],
             access_count=row["access_count"],
             deleted_at=row["deleted_at"],
+            deleted_reason=row["deleted_reason"],
             score=score,
         )
 
@@ -396,6 +405,8 @@ class MemoryStore:
         agent: str | None = _UNSET,
         session: str | None = _UNSET,
         allow_duplicate: bool = False,
+        merge: bool = False,
+        default_category: str | None = None,
     ) -> WriteResult:
         """Store a memory, saying what happened.
 
@@ -405,7 +416,13 @@ class MemoryStore:
           stops expiring.
         - identical content (NFKC, casefold, whitespace) live in this scope: nothing is added,
           the existing memory's updated_at is refreshed: ``duplicate``.
-        - otherwise a new memory: ``added``.
+        - otherwise a new memory: ``added``, with any near-duplicates (lexical similarity,
+          see ``similarity``) listed in ``similar``; with ``merge`` (and no ``key``) the most
+          similar memory gets this text as its next version instead: ``merged``.
+          ``allow_duplicate`` skips both duplicate checks.
+
+        ``default_category`` is the category of a new memory when ``category`` is None (an
+        update or merge keeps the existing category then).
         """
         scope = Scope(
             self.scope.user if user is _UNSET else user,
@@ -431,7 +448,9 @@ class MemoryStore:
         if ttl is not None or expires_at is not None:
             given["expires_at"] = self._expiry(ttl, expires_at)
         values: dict[str, Any] = {
-            "category": DEFAULT_CATEGORY,
+            "category": self._clean_label(default_category, "category")
+            if default_category
+            else DEFAULT_CATEGORY,
             "tags": "[]",
             "importance": DEFAULT_IMPORTANCE,
             "pinned": 0,
@@ -468,6 +487,14 @@ class MemoryStore:
                         (to_iso(self.now()), row["id"]),
                     )
                     return WriteResult(self._fetch(conn, row["id"]), "duplicate")
+            similar = [] if allow_duplicate else self._similar(scope, cleaned_content)
+            if similar and merge and values["key"] is None:
+                row = conn.execute(
+                    "SELECT * FROM memories WHERE id = ?", (similar[0][0].id,)
+                ).fetchone()
+                self._replace(conn, row, {k: v for k, v in given.items() if k != "key"}, "merge")
+                found = [(m.id, round(score, 3)) for m, score in similar]
+                return WriteResult(self._fetch(conn, row["id"]), "merged", found)
             now = to_iso(self.now())
             user_col, agent_col, session_col = scope.as_columns()
             values.update(
@@ -487,7 +514,15 @@ class MemoryStore:
             )
             values["id"] = cursor.lastrowid
             self._index(conn, values)
-            return WriteResult(self._fetch(conn, values["id"]), "added")
+            found = [(m.id, round(score, 3)) for m, score in similar]
+            return WriteResult(self._fetch(conn, values["id"]), "added", found)
+
+    def _similar(self, scope: Scope, content: str) -> builtins.list[tuple[Memory, float]]:
+        """Live memories of ``scope`` that look like rephrasings of ``content``."""
+        from zeromem_cli.similarity import nearest
+
+        view = self.scoped(user=scope.user, agent=scope.agent, session=scope.session)
+        return nearest(content, lambda text, limit: view.search(text, limit=limit))
 
     def _fetch(self, conn: sqlite3.Connection, memory_id: int) -> Memory:
         row = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
@@ -559,15 +594,24 @@ class MemoryStore:
             for memory_id in ids:
                 self._row(conn, memory_id, include_expired=True)
             for memory_id in ids:
-                conn.execute("UPDATE memories SET deleted_at = ? WHERE id = ?", (now, memory_id))
+                conn.execute(
+                    "UPDATE memories SET deleted_at = ?, deleted_reason = 'forgotten' WHERE id = ?",
+                    (now, memory_id),
+                )
         return len(ids)
 
     def restore(self, memory_id: int) -> Memory:
-        """Bring a soft-deleted memory back."""
+        """Bring a soft-deleted (forgotten, expired or archived) memory back. An expiry that has
+        passed is cleared, otherwise the restored memory would stay invisible."""
         with self.transaction() as conn:
             row = self._row(conn, memory_id, deleted=True)
             try:
-                conn.execute("UPDATE memories SET deleted_at = NULL WHERE id = ?", (memory_id,))
+                conn.execute(
+                    "UPDATE memories SET deleted_at = NULL, deleted_reason = NULL, "
+                    "expires_at = CASE WHEN expires_at <= ? THEN NULL ELSE expires_at END "
+                    "WHERE id = ?",
+                    (to_iso(self.now()), memory_id),
+                )
             except sqlite3.IntegrityError:
                 raise InvalidInputError(
                     f"cannot restore #{memory_id}: another live memory now has key {row['key']!r}"
@@ -681,7 +725,7 @@ class MemoryStore:
                 expires_at=current.expires_at,
                 valid_from=rows[-1]["valid_to"] if rows else current.created_at,
                 valid_to=current.deleted_at,
-                change="forgotten" if current.deleted_at else "current",
+                change=(current.deleted_reason or "forgotten") if current.deleted_at else "current",
             )
         )
         return entries

@@ -24,8 +24,36 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
+# The order commands appear in --help: the everyday ones first, whatever the import order.
+COMMAND_ORDER = (
+    "add",
+    "show",
+    "list",
+    "search",
+    "pack",
+    "update",
+    "history",
+    "forget",
+    "restore",
+    "trash",
+    "gc",
+    "ingest",
+    "export",
+    "import",
+    "stats",
+    "config",
+    "path",
+    "completions",
+)
+
+
 class ZeromemGroup(TyperGroup):
     """A Typer group whose ``main`` maps every failure to one line and an exit code."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = list(super().list_commands(ctx))
+        rank = {name: number for number, name in enumerate(COMMAND_ORDER)}
+        return sorted(names, key=lambda name: rank.get(name, len(rank)))
 
     def main(  # type: ignore[override]
         self,
@@ -108,6 +136,8 @@ def _root(
 
 
 # Command modules register themselves on `app` when imported.
+from zeromem_cli.cli import ingest as _ingest  # noqa: E402,F401
+from zeromem_cli.cli import lifecycle as _lifecycle  # noqa: E402,F401
 from zeromem_cli.cli import memories as _memories  # noqa: E402,F401
 from zeromem_cli.cli import search as _search  # noqa: E402,F401
 
@@ -115,6 +145,3 @@ from zeromem_cli.cli import search as _search  # noqa: E402,F401
 def main() -> None:
     """Console-script entry point."""
     app()
-
-
-from zeromem_cli.cli import ingest as _ingest  # noqa: E402,F401

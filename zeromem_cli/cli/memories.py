@@ -1,5 +1,6 @@
-"""Commands that write and read single memories: add, show, list, update, history, forget,
-restore. Each parses arguments, calls ``MemoryStore`` and hands the result to ``render``."""
+"""Commands that write and read single memories: add, show, list, update, history, restore
+(``forget`` lives in ``cli/lifecycle.py``). Each parses arguments, calls ``MemoryStore`` and
+hands the result to ``render``."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from zeromem_cli.cli.options import (
     JsonOption,
     SessionOption,
     UserOption,
-    confirm_or_refuse,
     open_store,
     parse_meta,
     read_text_argument,
@@ -62,7 +62,12 @@ def add(
     meta: MetaOption = None,
     ttl: TtlOption = None,
     allow_duplicate: Annotated[
-        bool, typer.Option("--allow-duplicate", help="Add even if identical content exists.")
+        bool,
+        typer.Option("--allow-duplicate", help="Add even if identical or similar content exists."),
+    ] = False,
+    merge: Annotated[
+        bool,
+        typer.Option("--merge", help="If a similar memory exists, make this its next version."),
     ] = False,
     as_json: JsonOption = False,
     db: DbOption = None,
@@ -76,7 +81,8 @@ def add(
     with open_store(db, user, agent, session) as store:
         result = store.write(
             content,
-            category=category or config.get("add.default_category"),
+            category=category,
+            default_category=config.get("add.default_category"),
             tags=tag,
             key=key,
             importance=importance,
@@ -84,12 +90,18 @@ def add(
             meta=parse_meta(meta),
             ttl=ttl or config.get("add.default_ttl") or None,
             allow_duplicate=allow_duplicate,
+            merge=merge,
         )
     memory = result.memory
     if result.action == "duplicate":
         render.message(f"duplicate of #{memory.id}: nothing added")
     elif result.action == "updated":
         render.message(f"updated #{memory.id} (key {memory.key!r})")
+    elif result.action == "merged":
+        render.message(f"merged into #{memory.id} (similar, {result.similar[0][1]:.2f})")
+    elif result.similar:
+        near = ", ".join(f"#{i} ({score:.2f})" for i, score in result.similar[:3])
+        render.message(f"similar to {near}; --merge updates #{result.similar[0][0]} instead")
     if as_json:
         render.memory(memory, render.OutputFormat.json)
     else:
@@ -226,25 +238,6 @@ def history(
     with open_store(db, user, agent, session) as store:
         entries = store.history(memory_id)
     render.history(entries, render.resolve_format(fmt, as_json))
-
-
-@app.command()
-def forget(
-    memory_ids: Annotated[list[int], typer.Argument(help="Memory ids.", min=1, show_default=False)],
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
-) -> None:
-    """Forget memories (soft delete: `restore` brings them back)."""
-    with open_store(db, user, agent, session) as store:
-        for memory_id in memory_ids:  # fail before asking if an id is unknown
-            store.get(memory_id, include_expired=True)
-        count = len(set(memory_ids))
-        confirm_or_refuse(f"Forget {count} memor{'y' if count == 1 else 'ies'}?", yes)
-        forgotten = store.forget(*memory_ids)
-    render.message(f"forgot {forgotten} memor{'y' if forgotten == 1 else 'ies'}")
 
 
 @app.command()

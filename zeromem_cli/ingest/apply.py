@@ -154,7 +154,7 @@ class _Planner:
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
         self.keys: dict[str, int] = {}
-        self.hashes: set[str] = set()
+        self.hashes: set[int] = set()
         self.forgotten: set[int] = set()
 
     def write(self, candidate: Candidate) -> IngestItem:
