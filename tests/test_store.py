@@ -164,3 +164,12 @@ def test_key_upsert_keeps_fields_it_does_not_set(store: MemoryStore) -> None:
         ["work"],
         "Report Thursdays",
     )
+
+
+def test_writing_a_key_with_the_same_content_is_a_duplicate_not_a_version(
+    store: MemoryStore,
+) -> None:
+    first = store.write("Timezone is CET", key="timezone")
+    again = store.write("Timezone is CET", key="timezone")
+    assert again.action == "duplicate" and again.memory.id == first.memory.id
+    assert len(store.history(first.memory.id)) == 1

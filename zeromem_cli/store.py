@@ -472,7 +472,15 @@ class MemoryStore:
                     )
                     if expired and "expires_at" not in given:
                         given["expires_at"] = None
-                    self._replace(conn, row, given, "key-update")
+                    changed = {k: v for k, v in given.items() if row[k] != v}
+                    if not changed:
+                        # Saying the same thing again is a duplicate, not a new version.
+                        conn.execute(
+                            "UPDATE memories SET updated_at = ? WHERE id = ?",
+                            (to_iso(self.now()), row["id"]),
+                        )
+                        return WriteResult(self._fetch(conn, row["id"]), "duplicate")
+                    self._replace(conn, row, changed, "key-update")
                     return WriteResult(self._fetch(conn, row["id"]), "updated")
             if not allow_duplicate:
                 row = conn.execute(
