@@ -91,7 +91,24 @@ def m001_initial(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial]
+def m002_operations_log(conn: sqlite3.Connection) -> None:
+    """A small log of operations (never memory content) from which `stats` computes savings."""
+    run_script(
+        conn,
+        """
+        CREATE TABLE operations_log (
+            id INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            op TEXT NOT NULL,
+            result_count INTEGER NOT NULL DEFAULT 0,
+            tokens INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX idx_operations_log_op ON operations_log(op);
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial, m002_operations_log]
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -23,6 +23,7 @@ from zeromem_cli.cli.options import (
     settings,
 )
 from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.oplog import record_operation
 from zeromem_cli.query import Filters
 
 CategoryOption = Annotated[
@@ -85,6 +86,7 @@ def add(
             ttl=ttl or config.get("add.default_ttl") or None,
             allow_duplicate=allow_duplicate,
         )
+        record_operation(store, "add", 1, enabled=config.get("log.enabled"))
     memory = result.memory
     if result.action == "duplicate":
         render.message(f"duplicate of #{memory.id}: nothing added")
@@ -244,6 +246,7 @@ def forget(
         count = len(set(memory_ids))
         confirm_or_refuse(f"Forget {count} memor{'y' if count == 1 else 'ies'}?", yes)
         forgotten = store.forget(*memory_ids)
+        record_operation(store, "forget", forgotten)
     render.message(f"forgot {forgotten} memor{'y' if forgotten == 1 else 'ies'}")
 
 
