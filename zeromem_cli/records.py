@@ -47,6 +47,9 @@ HISTORY_FIELDS = (
 _UID_NAMESPACE = uuid.UUID("6c1f8a52-3b1e-4f0e-9a57-0d6c4e1f2a90")
 _CANONICAL_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z")
 MAX_LABEL = 200
+# Encoders built once: json.dumps with options builds a new encoder on every call.
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+_encode_sorted = json.JSONEncoder(ensure_ascii=False, sort_keys=True, allow_nan=False).encode
 
 
 class RecordError(InvalidInputError):
@@ -334,15 +337,19 @@ def _time(where: str, name: str, value: Any) -> str | None:
 def _tags(where: str, name: str, value: Any) -> str:
     if not isinstance(value, list):
         raise RecordError(where, name, f"expected an array of text, got {_type_name(value)}")
+    if not value:
+        return "[]"
     cleaned = [_text(where, name, tag, optional=False) for tag in value]
-    return json.dumps(list(dict.fromkeys(cleaned)), ensure_ascii=False)
+    return _encode(list(dict.fromkeys(cleaned)))
 
 
 def _meta(where: str, name: str, value: Any) -> str:
     if not isinstance(value, dict):
         raise RecordError(where, name, f"expected an object, got {_type_name(value)}")
+    if not value:
+        return "{}"
     try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
+        return _encode_sorted(value)
     except ValueError as exc:
         raise RecordError(where, name, f"not valid JSON: {exc}") from None
 
@@ -384,9 +391,9 @@ def validate_record(
         raise RecordError(where, None, f"expected an object, got {_type_name(raw)}")
     if is_mem0(raw):
         raw = from_mem0(raw)
-    for name in raw:
-        if name not in KNOWN_FIELDS:
-            raise RecordError(where, str(name), "unknown field")
+    unknown = raw.keys() - KNOWN_FIELDS
+    if unknown:
+        raise RecordError(where, str(min(unknown)), "unknown field")
     content = _content(where, raw.get("content"), clean)
     values: dict[str, Any] = {"content": content, "content_hash": content_hash(content)}
     requested_id = None
@@ -436,7 +443,7 @@ def validate_record(
     given_fields = frozenset(name for name, value in raw.items() if value is not None)
     if "uid" not in values:
         # No uid: derive one from the record and its scope, so a re-import is a no-op.
-        basis = json.dumps([columns, raw], sort_keys=True, ensure_ascii=False, default=str)
+        basis = _encode_sorted([columns, raw])
         values["uid"] = str(uuid.uuid5(_UID_NAMESPACE, basis))
     history = []
     if raw.get("history") is not None:

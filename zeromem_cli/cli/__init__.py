@@ -108,6 +108,7 @@ def _root(
 
 
 # Command modules register themselves on `app` when imported.
+from zeromem_cli.cli import completions as _completions  # noqa: E402,F401
 from zeromem_cli.cli import config as _config  # noqa: E402,F401
 from zeromem_cli.cli import info as _info  # noqa: E402,F401
 from zeromem_cli.cli import memories as _memories  # noqa: E402,F401

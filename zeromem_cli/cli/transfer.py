@@ -124,13 +124,13 @@ def _check_scope_options(
         raise InvalidInputError("give --all-scopes or --user/--agent/--session, not both")
 
 
-def _read_input(source: str) -> tuple[str | None, str]:
+def _read_input(source: Path) -> tuple[str | None, str]:
     """(file name or None for stdin, text)."""
-    if source == "-":
+    if str(source) == "-":
         data = sys.stdin.buffer.read()
         name = None
     else:
-        path = Path(source)
+        path = source
         try:
             data = path.read_bytes()
         except FileNotFoundError:
@@ -169,8 +169,13 @@ def _progress_bar(label: str) -> Iterator[Callable[[int, int], None] | None]:
 @app.command("import")
 def import_(
     source: Annotated[
-        str,
-        typer.Argument(metavar="FILE", help="File to import; - reads stdin.", show_default=False),
+        Path,
+        typer.Argument(
+            metavar="FILE",
+            help="File to import; - reads stdin.",
+            show_default=False,
+            dir_okay=False,
+        ),
     ],
     fmt: Annotated[
         Optional[ImportFormat],
