@@ -92,12 +92,9 @@ def stats(data: dict[str, Any], as_json: bool) -> None:
     for op, count in data["operations"].items():
         lines.append((f"ops {op}", str(count)))
     width = max(len(name) for name, _ in lines)
+    tty = sys.stdout.isatty()
     for name, value in lines:
-        print(
-            f"{name.ljust(width)}\t{value}"
-            if not sys.stdout.isatty()
-            else f"{name:<{width}}  {value}"
-        )
+        print(f"{name:<{width}}  {value}" if tty else f"{name}\t{value}")
 
 
 def import_report(report: dict[str, Any], as_json: bool) -> None:

@@ -1,7 +1,8 @@
 """``zeromem config list | get | set | unset | path``: the settings file, from the command line.
 
 Values are validated by the schema in ``zeromem_cli.config``; ``list`` and ``get`` show the
-value in effect (environment > file > default) and where it comes from.
+value in effect (environment > file > default) and where it comes from. Settings are per user,
+not per database: --db and the scope options are accepted (like on every command) and ignored.
 """
 
 from __future__ import annotations
@@ -12,7 +13,14 @@ import typer
 
 from zeromem_cli import render, render_info
 from zeromem_cli.cli import app
-from zeromem_cli.cli.options import JsonOption, settings
+from zeromem_cli.cli.options import (
+    AgentOption,
+    DbOption,
+    JsonOption,
+    SessionOption,
+    UserOption,
+    settings,
+)
 from zeromem_cli.config import SETTINGS, setting
 
 config_app = typer.Typer(
@@ -40,7 +48,13 @@ KeyArgument = Annotated[
 
 
 @config_app.command("list")
-def list_settings(as_json: JsonOption = False) -> None:
+def list_settings(
+    as_json: JsonOption = False,
+    db: DbOption = None,
+    user: UserOption = None,
+    agent: AgentOption = None,
+    session: SessionOption = None,
+) -> None:
     """Every setting with its value and where it comes from (env, file, default)."""
     config = settings()
     items = [
@@ -58,7 +72,14 @@ def list_settings(as_json: JsonOption = False) -> None:
 
 
 @config_app.command("get")
-def get_setting(key: KeyArgument, as_json: JsonOption = False) -> None:
+def get_setting(
+    key: KeyArgument,
+    as_json: JsonOption = False,
+    db: DbOption = None,
+    user: UserOption = None,
+    agent: AgentOption = None,
+    session: SessionOption = None,
+) -> None:
     """Print the value in effect for KEY."""
     render_info.single_value(settings().get(key), as_json)
 
@@ -67,6 +88,10 @@ def get_setting(key: KeyArgument, as_json: JsonOption = False) -> None:
 def set_setting(
     key: KeyArgument,
     value: Annotated[str, typer.Argument(help="The new value.", show_default=False)],
+    db: DbOption = None,
+    user: UserOption = None,
+    agent: AgentOption = None,
+    session: SessionOption = None,
 ) -> None:
     """Validate VALUE and store it in the config file."""
     config = settings()
@@ -78,7 +103,13 @@ def set_setting(
 
 
 @config_app.command("unset")
-def unset_setting(key: KeyArgument) -> None:
+def unset_setting(
+    key: KeyArgument,
+    db: DbOption = None,
+    user: UserOption = None,
+    agent: AgentOption = None,
+    session: SessionOption = None,
+) -> None:
     """Remove KEY from the config file (back to its default)."""
     config = settings()
     if config.unset(key):
@@ -89,7 +120,12 @@ def unset_setting(key: KeyArgument) -> None:
 
 
 @config_app.command("path")
-def config_path() -> None:
+def config_path(
+    db: DbOption = None,
+    user: UserOption = None,
+    agent: AgentOption = None,
+    session: SessionOption = None,
+) -> None:
     """Print the path of the config file (it may not exist yet)."""
     from zeromem_cli.paths import config_path as path_of_config
 
