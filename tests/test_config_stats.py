@@ -135,3 +135,14 @@ def test_log_can_be_turned_off_and_holds_no_content(cli: Run, db_path: Path) -> 
         rows = conn.execute("SELECT * FROM operations_log").fetchall()
     assert [r[2] for r in rows] == ["add"]
     assert "secret" not in json.dumps(rows)
+
+
+def test_readme_config_table_matches_the_schema() -> None:
+    from zeromem_cli.config import settings_markdown
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    start = readme.index("<!-- config-keys:start -->\n") + len("<!-- config-keys:start -->\n")
+    end = readme.index("<!-- config-keys:end -->")
+    assert readme[start:end] == settings_markdown(), (
+        "README config table is stale: paste zeromem_cli.config.settings_markdown() in"
+    )

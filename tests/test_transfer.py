@@ -265,3 +265,12 @@ def test_every_import_format_reads_its_export(cli: Run, tmp_path: Path, fmt: str
     assert code == 0, err
     code, out, _ = _run(tmp_path / f"{fmt}.db", "export")
     assert out == cli("export").stdout
+
+
+def test_derived_uid_is_a_uuid5() -> None:
+    import uuid
+
+    from zeromem_cli.records import _UID_NAMESPACE, derived_uid
+
+    for basis in ("", "abc", "周报 ✓" * 50):
+        assert derived_uid(basis) == str(uuid.uuid5(_UID_NAMESPACE, basis))

@@ -10,6 +10,7 @@ field is type-checked and cleaned exactly as ``add`` would, and every problem is
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import re
@@ -46,6 +47,7 @@ HISTORY_FIELDS = (
 # uids derived for records that carry none, so re-importing the same file changes nothing.
 _UID_NAMESPACE = uuid.UUID("6c1f8a52-3b1e-4f0e-9a57-0d6c4e1f2a90")
 _CANONICAL_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z")
+_CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z")
 MAX_LABEL = 200
 # Encoders built once: json.dumps with options builds a new encoder on every call.
 _encode = json.JSONEncoder(ensure_ascii=False).encode
@@ -80,6 +82,15 @@ class ImportRecord:
     @property
     def scope_columns(self) -> tuple[str, str, str]:
         return (self.values["user"], self.values["agent"], self.values["session"])
+
+
+def derived_uid(basis: str) -> str:
+    """``str(uuid.uuid5(_UID_NAMESPACE, basis))``, about five times faster (bulk imports)."""
+    digest = bytearray(hashlib.sha1(_UID_NAMESPACE.bytes + basis.encode("utf-8")).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50
+    digest[8] = (digest[8] & 0x3F) | 0x80
+    h = digest.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 # -- parsing ---------------------------------------------------------------------------------
@@ -404,7 +415,7 @@ def validate_record(
         if not isinstance(uid, str):
             raise RecordError(where, "uid", f"expected a UUID, got {_type_name(uid)}")
         try:
-            values["uid"] = str(uuid.UUID(uid))
+            values["uid"] = uid if _CANONICAL_UUID.match(uid) else str(uuid.UUID(uid))
         except ValueError:
             raise RecordError(where, "uid", f"not a UUID: {uid!r}") from None
     columns = ["", "", ""]
@@ -443,8 +454,7 @@ def validate_record(
     given_fields = frozenset(name for name, value in raw.items() if value is not None)
     if "uid" not in values:
         # No uid: derive one from the record and its scope, so a re-import is a no-op.
-        basis = _encode_sorted([columns, raw])
-        values["uid"] = str(uuid.uuid5(_UID_NAMESPACE, basis))
+        values["uid"] = derived_uid(_encode_sorted([columns, raw]))
     history = []
     if raw.get("history") is not None:
         history = _history(where, raw["history"], clean)
