@@ -231,7 +231,10 @@ class Config:
 
     def set(self, key: str, raw: str) -> Any:
         """Validate and store a value in the file (atomically)."""
-        value = setting(key).parse(raw, "the command line")
+        try:
+            value = setting(key).parse(raw, "the command line")
+        except ConfigError as exc:  # a bad value typed now is a usage error, like a bad key
+            raise InvalidInputError(str(exc)) from None
         self.file_values[key] = value
         self._save()
         return value
@@ -261,3 +264,29 @@ class Config:
 
 def load_config(path: Path | None = None) -> Config:
     return Config(path)
+
+
+def settings_markdown() -> str:
+    """The config keys table of README.md (a test fails when README drifts from SETTINGS)."""
+    lines = ["| key | type | default | environment | meaning |", "|---|---|---|---|---|"]
+    for spec in SETTINGS.values():
+        kind = {str: "text", int: "integer", float: "number", bool: "true/false"}[spec.kind]
+        if spec.choices:
+            kind = " / ".join(spec.choices)
+        elif spec.minimum is not None or spec.maximum is not None:
+            low = "" if spec.minimum is None else _number(spec.minimum)
+            high = "" if spec.maximum is None else _number(spec.maximum)
+            kind += f" {low}..{high}"
+        default = spec.default
+        shown = str(default).lower() if isinstance(default, bool) else repr(default)
+        if isinstance(default, str):
+            shown = f'"{default}"'
+        lines.append(
+            f"| `{spec.key}` | {kind} | `{shown}` | `{spec.env_var}` | "
+            f"{spec.help.replace('|', '/')} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}".replace(",", "_") if float(value).is_integer() else f"{value:g}"

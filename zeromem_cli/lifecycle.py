@@ -128,7 +128,7 @@ def select(store: MemoryStore, selection: Selection) -> list[Memory]:
         rows = store.connection.execute(sql, params).fetchall()
     except sqlite3.Error as exc:
         raise map_error(exc, store.path) from None
-    memories = [store._to_memory(r) for r in rows]
+    memories = [store.row_to_memory(r) for r in rows]
     if ids:
         found = {m.id for m in memories}
         if selection.query is None and (missing := [i for i in ids if i not in found]):
@@ -369,4 +369,4 @@ def trash(
         rows = store.connection.execute(sql, params).fetchall()
     except sqlite3.Error as exc:
         raise map_error(exc, store.path) from None
-    return [store._to_memory(r) for r in rows]
+    return [store.row_to_memory(r) for r in rows]

@@ -103,7 +103,28 @@ def m002_deleted_reason(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_initial, m002_deleted_reason]
+def m003_operations_log(conn: sqlite3.Connection) -> None:
+    """A small log of operations (never memory content) from which `stats` computes savings."""
+    run_script(
+        conn,
+        """
+        CREATE TABLE operations_log (
+            id INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            op TEXT NOT NULL,
+            result_count INTEGER NOT NULL DEFAULT 0,
+            tokens INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX idx_operations_log_op ON operations_log(op);
+        """,
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    m001_initial,
+    m002_deleted_reason,
+    m003_operations_log,
+]
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -171,6 +171,31 @@ class MemoryStore:
             (row["id"], *self._index_values(row)),
         )
 
+    # -- helpers for sibling core modules (transfer.py bulk import and export) ---------------
+
+    def index_rows(self, conn: sqlite3.Connection, rows: Iterable[dict[str, Any]]) -> None:
+        """Index many rows (each with id, content, tags, category, key) in one executemany."""
+        conn.executemany(
+            "INSERT INTO memories_fts(rowid, content, tags, category, key) VALUES (?, ?, ?, ?, ?)",
+            ((row["id"], *self._index_values(row)) for row in rows),
+        )
+
+    def archive_version(
+        self, conn: sqlite3.Connection, row: sqlite3.Row, ended_at: str, change: str
+    ) -> None:
+        self._archive_version(conn, row, ended_at, change)
+
+    def row_to_memory(self, row: sqlite3.Row) -> Memory:
+        return self._to_memory(row)
+
+    def validated_content(self, content: str) -> str:
+        """Content as ``add`` stores it: cleaned, non-empty, within the size limit."""
+        return self._clean_content(content)
+
+    def scope_clause(self) -> tuple[str, dict[str, str]]:
+        """The WHERE clause (over alias ``m``) and parameters selecting this store's scope."""
+        return self._SCOPE_SQL, self._scope_params()
+
     def drop_from_index(
         self, conn: sqlite3.Connection, rows: Iterable[sqlite3.Row | dict[str, Any]]
     ) -> None:

@@ -136,10 +136,14 @@ def _root(
 
 
 # Command modules register themselves on `app` when imported.
+from zeromem_cli.cli import completions as _completions  # noqa: E402,F401
+from zeromem_cli.cli import config as _config  # noqa: E402,F401
+from zeromem_cli.cli import info as _info  # noqa: E402,F401
 from zeromem_cli.cli import ingest as _ingest  # noqa: E402,F401
 from zeromem_cli.cli import lifecycle as _lifecycle  # noqa: E402,F401
 from zeromem_cli.cli import memories as _memories  # noqa: E402,F401
 from zeromem_cli.cli import search as _search  # noqa: E402,F401
+from zeromem_cli.cli import transfer as _transfer  # noqa: E402,F401
 
 
 def main() -> None:

@@ -25,6 +25,7 @@ from zeromem_cli.cli.options import (
     settings,
 )
 from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.oplog import record_operation
 
 
 def _plural(count: int) -> str:
@@ -118,6 +119,7 @@ def forget(
         ids = [m.id for m in selected]
         if purge:
             result = lifecycle.purge(store, ids)
+            record_operation(store, "purge", result.purged)
             render.message(f"purged {_plural(result.purged)}")
             if not result.wal_truncated:
                 render.warning(
@@ -125,7 +127,9 @@ def forget(
                     "holds old pages; run `zeromem gc` when it is done"
                 )
         else:
-            render.message(f"forgot {_plural(lifecycle.forget(store, ids))}")
+            forgotten = lifecycle.forget(store, ids)
+            record_operation(store, "forget", forgotten)
+            render.message(f"forgot {_plural(forgotten)}")
 
 
 @app.command("trash")

@@ -23,6 +23,7 @@ from zeromem_cli.cli.options import (
     settings,
 )
 from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.oplog import record_operation
 from zeromem_cli.query import Filters
 
 CategoryOption = Annotated[
@@ -92,6 +93,7 @@ def add(
             allow_duplicate=allow_duplicate,
             merge=merge,
         )
+        record_operation(store, "add", 1, enabled=config.get("log.enabled"))
     memory = result.memory
     if result.action == "duplicate":
         render.message(f"duplicate of #{memory.id}: nothing added")

@@ -20,6 +20,7 @@ from zeromem_cli.cli.options import (
     read_text_argument,
     settings,
 )
+from zeromem_cli.oplog import approx_tokens, record_operation
 from zeromem_cli.query import Filters
 from zeromem_cli.times import parse_since, utcnow
 
@@ -72,4 +73,5 @@ def search(
         hits = store.search(
             text, limit=limit or settings().get("search.limit"), filters=filters, fts=fts
         )
+        record_operation(store, "search", len(hits), sum(approx_tokens(h.content) for h in hits))
     render.memories(hits, render.resolve_format(fmt, as_json), scores=True)

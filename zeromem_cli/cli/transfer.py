@@ -1,0 +1,253 @@
+"""``export`` and ``import``: thin wrappers over ``zeromem_cli.transfer``.
+
+The progress bar (rich) is drawn only when stderr is a terminal, and imported only then.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from zeromem_cli import render, render_info
+from zeromem_cli.cli import app
+from zeromem_cli.cli.memories import CategoryOption, TagOption
+from zeromem_cli.cli.options import (
+    AgentOption,
+    DbOption,
+    SessionOption,
+    UserOption,
+    open_store,
+)
+from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.query import Filters
+from zeromem_cli.times import parse_since, utcnow
+
+
+class ExportFormat(str, Enum):
+    jsonl = "jsonl"
+    json = "json"
+    csv = "csv"
+    markdown = "markdown"
+
+
+class ImportFormat(str, Enum):
+    jsonl = "jsonl"
+    json = "json"
+    csv = "csv"
+
+
+class ConflictPolicy(str, Enum):
+    skip = "skip"
+    update = "update"
+    duplicate = "duplicate"
+
+
+AllScopesOption = Annotated[
+    bool,
+    typer.Option(
+        "--all-scopes", help="Every user/agent/session, each record keeping its own scope."
+    ),
+]
+
+
+@app.command()
+def export(
+    fmt: Annotated[
+        ExportFormat,
+        typer.Option(
+            "--format", "-f", case_sensitive=False, help="jsonl (lossless), json, csv, markdown."
+        ),
+    ] = ExportFormat.jsonl,
+    output: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--output", "-o", help="Write to FILE (atomically) instead of stdout.", dir_okay=False
+        ),
+    ] = None,
+    category: CategoryOption = None,
+    tag: TagOption = None,
+    since: Annotated[
+        Optional[str], typer.Option("--since", help="Created within 7d, 24h... or since a date.")
+    ] = None,
+    until: Annotated[
+        Optional[str], typer.Option("--until", help="Created before 7d ago, or before a date.")
+    ] = None,
+    include_expired: Annotated[
+        bool, typer.Option("--include-expired", help="Include expired memories.")
+    ] = False,
+    include_deleted: Annotated[
+        bool, typer.Option("--include-deleted", help="Include forgotten memories (the trash).")
+    ] = False,
+    with_history: Annotated[
+        bool, typer.Option("--with-history", help="Include every earlier version.")
+    ] = False,
+    all_scopes: AllScopesOption = False,
+    db: DbOption = None,
+    user: UserOption = None,
+    agent: AgentOption = None,
+    session: SessionOption = None,
+) -> None:
+    """Export memories (jsonl by default: every field, one JSON object a line)."""
+    from zeromem_cli.oplog import record_operation
+    from zeromem_cli.transfer import export_records, write_atomically, write_export
+
+    _check_scope_options(all_scopes, user, agent, session)
+    now = utcnow()
+    filters = Filters(
+        category=category,
+        tags=tag or (),
+        since=parse_since(since, now) if since else None,
+        until=parse_since(until, now) if until else None,
+        include_expired=include_expired,
+        include_deleted=include_deleted,
+    )
+    with open_store(db, user, agent, session) as store:
+        records = export_records(store, filters, all_scopes=all_scopes, with_history=with_history)
+        if output is None:
+            write_export(records, fmt.value, sys.stdout)
+        else:
+            write_atomically(output, lambda handle: write_export(records, fmt.value, handle))
+            render.message(f"exported {len(records)} memories to {output}")
+        record_operation(store, "export", len(records))
+
+
+def _check_scope_options(
+    all_scopes: bool, user: str | None, agent: str | None, session: str | None
+) -> None:
+    if all_scopes and (user or agent or session):
+        raise InvalidInputError("give --all-scopes or --user/--agent/--session, not both")
+
+
+def _read_input(source: Path) -> tuple[str | None, str]:
+    """(file name or None for stdin, text)."""
+    if str(source) == "-":
+        data = sys.stdin.buffer.read()
+        name = None
+    else:
+        path = source
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise InvalidInputError(f"no such file: {source}") from None
+        except IsADirectoryError:
+            raise InvalidInputError(f"{source} is a directory") from None
+        except OSError as exc:
+            raise InvalidInputError(f"cannot read {source}: {exc.strerror or exc}") from None
+        name = path.name
+    try:
+        return name, data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(
+            f"{source} is not valid UTF-8 (byte {exc.start}); nothing was imported"
+        ) from None
+
+
+@contextmanager
+def _progress_bar(label: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar on stderr when it is a terminal; None (no output) otherwise."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield advance
+
+
+@app.command("import")
+def import_(
+    source: Annotated[
+        Path,
+        typer.Argument(
+            metavar="FILE",
+            help="File to import; - reads stdin.",
+            show_default=False,
+            dir_okay=False,
+        ),
+    ],
+    fmt: Annotated[
+        Optional[ImportFormat],
+        typer.Option(
+            "--format",
+            "-f",
+            case_sensitive=False,
+            help="jsonl, json or csv (default: from the file extension or the content).",
+            show_default=False,
+        ),
+    ] = None,
+    on_conflict: Annotated[
+        ConflictPolicy,
+        typer.Option(
+            "--on-conflict",
+            case_sensitive=False,
+            help="When a uid or key already exists: skip it, update it, or add a duplicate.",
+        ),
+    ] = ConflictPolicy.skip,
+    skip_invalid: Annotated[
+        bool,
+        typer.Option("--skip-invalid", help="Import the valid records and report the others."),
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Check and count, but write nothing.")
+    ] = False,
+    all_scopes: AllScopesOption = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    db: DbOption = None,
+    user: UserOption = None,
+    agent: AgentOption = None,
+    session: SessionOption = None,
+) -> None:
+    """Import memories from jsonl, json, csv or a Mem0 get_all dump (idempotent by uid)."""
+    from zeromem_cli.oplog import record_operation
+    from zeromem_cli.records import detect_format
+    from zeromem_cli.transfer import InvalidRecordsError, import_text
+
+    _check_scope_options(all_scopes, user, agent, session)
+    name, text = _read_input(source)
+    chosen = fmt.value if fmt is not None else detect_format(name, text)
+    with open_store(db, user, agent, session) as store, _progress_bar("importing") as progress:
+        try:
+            report = import_text(
+                store,
+                text,
+                chosen,
+                on_conflict=on_conflict.value,
+                skip_invalid=skip_invalid,
+                all_scopes=all_scopes,
+                dry_run=dry_run,
+                progress=progress,
+            )
+        except InvalidRecordsError as exc:
+            _print_errors(exc.errors)
+            count = len(exc.errors)
+            raise InvalidInputError(
+                f"{count} invalid record{'s' if count != 1 else ''}; nothing was imported "
+                "(--skip-invalid imports the valid ones)"
+            ) from None
+        if not dry_run:
+            record_operation(store, "import", report.added + report.updated)
+    _print_errors(report.invalid, warn=True)
+    render_info.import_report(report.to_dict(), as_json)
+
+
+MAX_ERRORS_SHOWN = 20
+
+
+def _print_errors(errors: Sequence[InvalidInputError], *, warn: bool = False) -> None:
+    show = render.warning if warn else render.error
+    for error in errors[:MAX_ERRORS_SHOWN]:
+        show(f"{error}{' (skipped)' if warn else ''}")
+    if len(errors) > MAX_ERRORS_SHOWN:
+        show(f"... and {len(errors) - MAX_ERRORS_SHOWN} more")

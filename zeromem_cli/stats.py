@@ -1,0 +1,132 @@
+"""What a database holds and what packing saves: the numbers behind ``zeromem stats``.
+
+Counts come from one pass of SQL over ``memories``; stored tokens are estimated over the live
+memories' content; the average ``pack`` output comes from the operations log (``oplog``), so the
+report can say how many tokens packing prints compared with pasting every live memory.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from zeromem_cli.db import map_error
+from zeromem_cli.oplog import approx_tokens, summarize
+from zeromem_cli.times import to_iso
+
+if TYPE_CHECKING:
+    from zeromem_cli.store import MemoryStore
+
+
+@dataclass
+class Stats:
+    live: int = 0
+    expired: int = 0
+    trash: int = 0
+    pinned: int = 0
+    with_keys: int = 0
+    by_category: dict[str, int] = field(default_factory=dict)
+    by_scope: list[dict[str, Any]] = field(default_factory=list)
+    database_bytes: int = 0
+    stored_tokens: int = 0
+    pack_runs: int = 0
+    pack_average_tokens: float | None = None
+    operations: dict[str, int] = field(default_factory=dict)
+    all_scopes: bool = False
+
+    @property
+    def pack_saving(self) -> float | None:
+        """Share of stored tokens a pack does not print (0.9 = 90% fewer tokens)."""
+        if self.pack_average_tokens is None or not self.stored_tokens:
+            return None
+        return max(0.0, 1.0 - self.pack_average_tokens / self.stored_tokens)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "scope": "all" if self.all_scopes else "current",
+            "memories": {
+                "live": self.live,
+                "expired": self.expired,
+                "trash": self.trash,
+                "pinned": self.pinned,
+                "with_keys": self.with_keys,
+            },
+            "by_category": self.by_category,
+            "by_scope": self.by_scope,
+            "database_bytes": self.database_bytes,
+            "tokens": {
+                "stored": self.stored_tokens,
+                "pack_runs": self.pack_runs,
+                "pack_average": (
+                    None if self.pack_average_tokens is None else round(self.pack_average_tokens, 1)
+                ),
+                "pack_saving": None if self.pack_saving is None else round(self.pack_saving, 4),
+            },
+            "operations": self.operations,
+        }
+
+
+def database_bytes(path: Any) -> int:
+    """The database file plus its write-ahead log."""
+    total = 0
+    for suffix in ("", "-wal"):
+        try:
+            total += (path.parent / (path.name + suffix)).stat().st_size
+        except OSError:
+            pass
+    return total
+
+
+def collect(store: MemoryStore, *, all_scopes: bool = False) -> Stats:
+    """Counts for this store's scope, or for the whole database with ``all_scopes``."""
+    where, params = ("1", {}) if all_scopes else store.scope_clause()
+    params = {**params, "now": to_iso(store.now())}
+    live = "m.deleted_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > :now)"
+    conn = store.connection
+    stats = Stats(all_scopes=all_scopes)
+    try:
+        row = conn.execute(
+            f"SELECT sum({live}), "
+            "sum(m.deleted_at IS NULL AND m.expires_at IS NOT NULL AND m.expires_at <= :now), "
+            "sum(m.deleted_at IS NOT NULL), "
+            f"sum(({live}) AND m.pinned), sum(({live}) AND m.key IS NOT NULL) "
+            f"FROM memories m WHERE {where}",
+            params,
+        ).fetchone()
+        stats.live, stats.expired, stats.trash, stats.pinned, stats.with_keys = (
+            int(v or 0) for v in row
+        )
+        stats.by_category = {
+            r[0]: r[1]
+            for r in conn.execute(
+                f"SELECT m.category, count(*) FROM memories m WHERE {where} AND {live} "
+                "GROUP BY m.category ORDER BY count(*) DESC, m.category",
+                params,
+            )
+        }
+        stats.by_scope = [
+            {"user": r[0] or None, "agent": r[1] or None, "session": r[2] or None, "live": r[3]}
+            for r in conn.execute(
+                f"SELECT m.user, m.agent, m.session, count(*) FROM memories m "
+                f"WHERE {where} AND {live} GROUP BY m.user, m.agent, m.session "
+                "ORDER BY count(*) DESC, m.user, m.agent, m.session",
+                params,
+            )
+        ]
+        stats.stored_tokens = sum(
+            approx_tokens(r[0])
+            for r in conn.execute(
+                f"SELECT m.content FROM memories m WHERE {where} AND {live}", params
+            )
+        )
+    except sqlite3.Error as exc:
+        raise map_error(exc, store.path) from None
+    stats.database_bytes = database_bytes(store.path)
+    operations = summarize(store)
+    stats.operations = {op: summary.count for op, summary in operations.items()}
+    pack = operations.get("pack")
+    if pack is not None and pack.count:
+        stats.pack_runs = pack.count
+        stats.pack_average_tokens = pack.average_tokens
+    return stats
