@@ -115,3 +115,6 @@ from zeromem_cli.cli import search as _search  # noqa: E402,F401
 def main() -> None:
     """Console-script entry point."""
     app()
+
+
+from zeromem_cli.cli import pack as _pack  # noqa: E402,F401
