@@ -224,8 +224,11 @@ class Formatter:
 
     def render(self, memories: Sequence[Memory]) -> str:
         """The full snippet. Nothing at all for text and markdown when there are no memories."""
-        if not memories and self.fmt in ("text", "markdown"):
-            return ""
+        if not memories:
+            # Text and markdown: nothing at all; json and xml: a valid empty document.
+            return (
+                "" if self.fmt in ("text", "markdown") else self.head().rstrip("\n") + self.tail()
+            )
         units = [self.unit(m, last=i == len(memories) - 1) for i, m in enumerate(memories)]
         return self.head() + "".join(units) + self.tail()
 
