@@ -10,9 +10,9 @@ exceeds the budget. Steps:
    part in 0..1 (relevance relative to the best hit, importance / 10, recency halving every
    ``half_life_days``, access saturating at ~100 uses). Pinned memories come first whatever
    their score: they are the user's core memory.
-3. Collapse near-duplicates (same content words, Jaccard >= 0.8): the better-scored one stays.
-4. Fill greedily in score order, skipping any memory that does not fit and going on, since a
-   smaller one further down may still fit. Then the whole text is counted once more; if an
+3. Fill greedily in score order, skipping any memory that does not fit and going on, since a
+   smaller one further down may still fit, and any near-duplicate of a memory already packed
+   (same content words, Jaccard >= 0.8). Then the whole text is counted once more; if an
    exact tokenizer merged differently at a boundary, the lowest-scored memory goes until it fits.
 
 Formatting (``formats.py`` style, kept here because it is small) turns each memory into one unit
@@ -44,6 +44,7 @@ FORMATS = ("text", "markdown", "json", "xml")
 DEFAULT_POOL = 200
 NEAR_DUPLICATE = 0.8
 _ACCESS_SATURATION = math.log1p(100)
+_EMPTY = Memory(id=0, uid="", content="", category="", created_at="0000-00-00")
 
 
 @dataclass(frozen=True)
@@ -279,22 +280,19 @@ def _signature(text: str) -> frozenset[str]:
     return frozenset(query_terms(text) or query_terms(text, drop_stop_words=False))
 
 
-def collapse_near_duplicates(
-    candidates: Sequence[Candidate], threshold: float = NEAR_DUPLICATE
-) -> list[Candidate]:
-    """Mark every candidate whose words (Jaccard) match a better one's as a near-duplicate;
-    return the survivors in order."""
-    kept: list[tuple[Candidate, frozenset[str]]] = []
-    for candidate in candidates:
-        signature = _signature(candidate.memory.content)
-        for better, other in kept:
-            union = len(signature | other)
-            if union and len(signature & other) / union >= threshold:
-                candidate.status = f"near-duplicate of #{better.memory.id}"
-                break
-        else:
-            kept.append((candidate, signature))
-    return [c for c, _ in kept]
+def near_duplicate(
+    signature: frozenset[str], kept: Sequence[tuple[Candidate, frozenset[str]]]
+) -> Candidate | None:
+    """The first kept candidate whose content words match ``signature`` (Jaccard >= 0.8)."""
+    size = len(signature)
+    for better, other in kept:
+        if min(size, len(other)) < NEAR_DUPLICATE * max(size, len(other)):
+            continue  # sizes alone rule it out
+        common = len(signature & other)
+        union = size + len(other) - common
+        if union and common / union >= NEAR_DUPLICATE:
+            return better
+    return None
 
 
 # -- packing ------------------------------------------------------------------------------------
@@ -317,8 +315,19 @@ def fill(
         for candidate in candidates:
             candidate.status = "over budget"
         return [], "", 0
+    # No unit is cheaper than an empty memory's: below that, stop counting.
+    floor = tokenizer.count(formatter.unit(_EMPTY)) - overhead - 1
     chosen: list[Candidate] = []
+    kept: list[tuple[Candidate, frozenset[str]]] = []
     for candidate in candidates:
+        if budget - used < floor:
+            candidate.status = f"over budget ({budget - used} left)"
+            continue
+        signature = _signature(candidate.memory.content)
+        better = near_duplicate(signature, kept)
+        if better is not None:
+            candidate.status = f"near-duplicate of #{better.memory.id}"
+            continue
         # A unit's cost: its own count without the tokenizer's per-text overhead (already
         # paid by the skeleton); the exact count of the whole text is checked below.
         candidate.tokens = max(1, tokenizer.count(formatter.unit(candidate.memory)) - overhead)
@@ -326,6 +335,7 @@ def fill(
             used += candidate.tokens
             candidate.status = "included"
             chosen.append(candidate)
+            kept.append((candidate, signature))
         else:
             candidate.status = f"over budget ({candidate.tokens} tokens, {budget - used} left)"
     while True:
@@ -373,8 +383,7 @@ def pack(
     for memory in extra:
         memories.setdefault(memory.id, memory)
     candidates = score_candidates(list(memories.values()), relevance, weights, store.now())
-    survivors = collapse_near_duplicates(candidates)
-    chosen, text, tokens = fill(survivors, formatter, counter, budget)
+    chosen, text, tokens = fill(candidates, formatter, counter, budget)
     included = [c.memory for c in chosen]
     if touch and included:
         store.record_access(m.id for m in included)
