@@ -1,7 +1,7 @@
 """pack benchmark: LoCoMo evidence recall within token budgets, pack time, tokenizer margin.
 
     python -m benchmarks.pack_recall            # full run (prints a table)
-    python -m benchmarks.pack_recall --quick    # one conversation, small synthetic store
+    python -m benchmarks.pack_recall --quick    # 40 questions, 300 memories: a smoke test
 
 1. LoCoMo (categories 1-4): each turn is one memory written with its session time; for every
    question, ``pack(question, budget=B)`` and the share of its evidence turns in the snippet,
@@ -65,14 +65,17 @@ def recency_baseline(store: MemoryStore, budget: int, tokenizer: str) -> set[int
     return {m.id for m in chosen}
 
 
-def locomo_recall(convs: list[Conversation], budgets: tuple[int, ...], tokenizer: str) -> dict:
+def locomo_recall(
+    convs: list[Conversation], budgets: tuple[int, ...], tokenizer: str, max_questions: int = 0
+) -> dict:
     pack_hits = {b: [] for b in budgets}
     recent_hits = {b: [] for b in budgets}
     with tempfile.TemporaryDirectory() as folder:
         for number, conv in enumerate(convs):
             store, dia = index_conversation(conv, Path(folder) / f"c{number}.db")
             recent = {b: {dia[i] for i in recency_baseline(store, b, tokenizer)} for b in budgets}
-            for q in conv.questions:
+            questions = conv.questions[:max_questions] if max_questions else conv.questions
+            for q in questions:
                 if q.category == 5 or not q.evidence:
                     continue
                 for b in budgets:
@@ -164,7 +167,7 @@ def tokenizer_margin() -> dict[str, tuple[int, float, float, int]] | None:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one conversation, 2k memories")
+    parser.add_argument("--quick", action="store_true", help="40 questions, 300 memories")
     parser.add_argument("--tokenizer", default="approx", help="counter for the budgets")
     args = parser.parse_args(argv)
     out: dict = {}
@@ -173,7 +176,7 @@ def main(argv: list[str] | None = None) -> dict:
         print("LoCoMo not found (../shared/datasets/locomo10.json): recall skipped")
     else:
         convs = convs[:1] if args.quick else convs
-        recall = locomo_recall(convs, BUDGETS, args.tokenizer)
+        recall = locomo_recall(convs, BUDGETS, args.tokenizer, 40 if args.quick else 0)
         out["recall"] = recall
         print(
             f"LoCoMo evidence recall, categories 1-4, {recall['questions']} questions, "
@@ -185,13 +188,13 @@ def main(argv: list[str] | None = None) -> dict:
                 f"{b:>6}  {recall['pack'][i]:.3f}    {recall['recency'][i]:.3f}   |"
                 f"            {REFERENCE['bm25'][i]:.3f}    {REFERENCE['recency'][i]:.3f}"
             )
-    count = 2_000 if args.quick else 100_000
+    count = 300 if args.quick else 100_000
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "s.db" if args.quick else CACHE / f"synthetic-{count}.db"
         began = time.perf_counter()
         store = synthetic_store(count, path)
         built = time.perf_counter() - began
-        p50, p90 = pack_times(store, 10 if args.quick else 50)
+        p50, p90 = pack_times(store, 5 if args.quick else 50)
         store.close()
     out["time"] = (p50, p90)
     print(
