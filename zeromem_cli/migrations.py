@@ -120,10 +120,19 @@ def m003_operations_log(conn: sqlite3.Connection) -> None:
     )
 
 
+def m004_pinned_index(conn: sqlite3.Connection) -> None:
+    """pack reads every pinned memory of a scope on each call: a partial index keeps that a
+    lookup instead of a scan of the whole table."""
+    conn.execute(
+        "CREATE INDEX idx_memories_scope_pinned ON memories(user, agent, session) WHERE pinned = 1"
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_deleted_reason,
     m003_operations_log,
+    m004_pinned_index,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

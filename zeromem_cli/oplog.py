@@ -30,16 +30,6 @@ def logging_enabled() -> bool:
     return bool(Config().get("log.enabled"))
 
 
-def approx_tokens(text: str) -> int:
-    """A conservative token estimate (about one token per 3 UTF-8 bytes, at least one per word).
-
-    Kept as one call so it can be swapped for the shared token counter.
-    """
-    if not text:
-        return 0
-    return max(len(text.encode("utf-8")) // 3 + 1, len(text.split()))
-
-
 def record_operation(
     store: MemoryStore,
     op: str,
@@ -101,4 +91,4 @@ def summarize(store: MemoryStore) -> dict[str, OperationSummary]:
     return {r[0]: OperationSummary(r[0], r[1], r[2], r[3]) for r in rows}
 
 
-__all__ = ["approx_tokens", "record_operation", "summarize", "OperationSummary", "MAX_ENTRIES"]
+__all__ = ["record_operation", "summarize", "OperationSummary", "MAX_ENTRIES"]

@@ -246,3 +246,31 @@ def trash(items: Sequence[Memory], fmt: OutputFormat) -> None:
             row = [str(m.id), _short_time(m.deleted_at), m.deleted_reason or "", m.category]
             table.add_row(*_escape(row + [m.content]))
         _console().print(table)
+
+
+def snippet(text: str) -> None:
+    """Exactly ``text`` on stdout (pack: every character was counted against the budget)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def pack_stats(result: Any) -> None:
+    """One line of pack diagnostics (a ``PackResult``) on stderr."""
+    duplicates = sum(c.status.startswith("near-duplicate") for c in result.candidates)
+    message(
+        f"pack: {result.tokens}/{result.budget} tokens ({result.tokenizer}, {result.format}); "
+        f"{len(result.memories)} of {result.considered} candidate memories included"
+        + (f", {duplicates} near-duplicates collapsed" if duplicates else "")
+    )
+
+
+def pack_explain(result: Any) -> None:
+    """Each candidate of a ``PackResult``: rank, score parts and why it is in or out."""
+    message("rank\tid\tpin\tscore\trelevance\timportance\trecency\taccess\ttokens\tstatus")
+    for rank, candidate in enumerate(result.candidates, start=1):
+        c = candidate.to_dict()
+        message(
+            f"{rank}\t{c['id']}\t{'yes' if c['pinned'] else ''}\t{c['score']:.3f}\t"
+            f"{c['relevance']:.3f}\t{c['importance']:.2f}\t{c['recency']:.3f}\t"
+            f"{c['access']:.3f}\t{c['tokens'] or ''}\t{c['status']}"
+        )

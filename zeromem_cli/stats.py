@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.db import map_error
-from zeromem_cli.oplog import approx_tokens, summarize
+from zeromem_cli.oplog import summarize
 from zeromem_cli.times import to_iso
+from zeromem_cli.tokens import count_tokens
 
 if TYPE_CHECKING:
     from zeromem_cli.store import MemoryStore
@@ -115,7 +116,7 @@ def collect(store: MemoryStore, *, all_scopes: bool = False) -> Stats:
             )
         ]
         stats.stored_tokens = sum(
-            approx_tokens(r[0])
+            count_tokens(r[0])
             for r in conn.execute(
                 f"SELECT m.content FROM memories m WHERE {where} AND {live}", params
             )

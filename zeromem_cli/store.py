@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zeromem_cli import migrations
 from zeromem_cli.db import connect, map_error
@@ -25,13 +25,16 @@ from zeromem_cli.errors import InvalidInputError, NotFoundError, StoreError
 from zeromem_cli.models import HistoryEntry, Memory, Scope, WriteResult
 from zeromem_cli.query import Filters, build_match
 from zeromem_cli.text import INDEX_VERSION, clean_content, content_hash, index_text
-from zeromem_cli.times import Clock, parse_expiry, to_iso, utcnow
+from zeromem_cli.times import Clock, from_iso, parse_expiry, to_iso, utcnow
 
 DEFAULT_CATEGORY = "general"
 DEFAULT_IMPORTANCE = 5
 DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
 # BM25 column weights: content, tags, category, key. Labels the user chose count more.
 BM25_WEIGHTS = (1.0, 2.0, 1.5, 3.0)
+
+if TYPE_CHECKING:
+    from zeromem_cli.pack import PackResult
 
 _UNSET: Any = object()
 
@@ -432,8 +435,11 @@ class MemoryStore:
         allow_duplicate: bool = False,
         merge: bool = False,
         default_category: str | None = None,
+        created_at: str | datetime | None = None,
     ) -> WriteResult:
         """Store a memory, saying what happened.
+
+        ``created_at`` backdates a new memory (imports, benchmarks); it defaults to now.
 
         - ``key`` already used by a live memory of this scope (expired or not): this write
           becomes its new version (same id; the old version goes to history): ``updated``.
@@ -529,6 +535,10 @@ class MemoryStore:
                 found = [(m.id, round(score, 3)) for m, score in similar]
                 return WriteResult(self._fetch(conn, row["id"]), "merged", found)
             now = to_iso(self.now())
+            if created_at is not None:
+                now = to_iso(
+                    created_at if isinstance(created_at, datetime) else from_iso(created_at)
+                )
             user_col, agent_col, session_col = scope.as_columns()
             values.update(
                 uid=str(uuid.uuid4()),
@@ -770,6 +780,50 @@ class MemoryStore:
             {**params, **self._scope_params()},
         )
         return int(rows[0][0])
+
+    # -- pack support (logic in pack.py) -----------------------------------------------------
+
+    def pack_candidates(
+        self, limit: int, filters: Filters | None = None, *, pinned_only: bool = False
+    ) -> builtins.list[Memory]:
+        """What ``pack`` starts from besides search hits: every pinned memory, then (unless
+        ``pinned_only``) up to ``limit`` of the most important and of the most recent ones."""
+        where, params = (filters or Filters()).where(self.now())
+        base = f"SELECT m.* FROM memories m WHERE {self._SCOPE_SQL} AND {where}"
+        params.update(limit=_check_limit(limit), **self._scope_params())
+        rows = self._read(f"{base} AND m.pinned = 1 ORDER BY m.updated_at DESC, m.id DESC", params)
+        if pinned_only:
+            return [self._to_memory(r) for r in rows]
+        rows += self._read(
+            f"{base} ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC LIMIT :limit", params
+        )
+        rows += self._read(f"{base} ORDER BY m.updated_at DESC, m.id DESC LIMIT :limit", params)
+        unique = {r["id"]: r for r in rows}
+        return [self._to_memory(r) for r in unique.values()]
+
+    def record_access(self, memory_ids: Iterable[int]) -> None:
+        """Count one access of each memory (``last_accessed_at``, ``access_count``), in one
+        transaction."""
+        ids = [(i,) for i in dict.fromkeys(memory_ids)]
+        if not ids:
+            return
+        now = to_iso(self.now())
+        with self.transaction() as conn:
+            conn.executemany(
+                "UPDATE memories SET last_accessed_at = ?, access_count = access_count + 1 "
+                "WHERE id = ?",
+                [(now, i) for (i,) in ids],
+            )
+
+    def pack(self, query: str | None = None, **options: Any) -> PackResult:
+        """The most relevant memories that fit a token budget, formatted for an LLM prompt.
+
+        See ``zeromem_cli.pack.pack`` for the options (budget, tokenizer, format, header,
+        weights, filters, touch).
+        """
+        from zeromem_cli.pack import pack
+
+        return pack(self, query, **options)
 
 
 def _check_limit(limit: int) -> int:

@@ -149,3 +149,6 @@ from zeromem_cli.cli import transfer as _transfer  # noqa: E402,F401
 def main() -> None:
     """Console-script entry point."""
     app()
+
+
+from zeromem_cli.cli import pack as _pack  # noqa: E402,F401

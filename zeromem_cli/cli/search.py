@@ -20,9 +20,10 @@ from zeromem_cli.cli.options import (
     read_text_argument,
     settings,
 )
-from zeromem_cli.oplog import approx_tokens, record_operation
+from zeromem_cli.oplog import record_operation
 from zeromem_cli.query import Filters
 from zeromem_cli.times import parse_since, utcnow
+from zeromem_cli.tokens import count_tokens
 
 
 @app.command()
@@ -73,5 +74,5 @@ def search(
         hits = store.search(
             text, limit=limit or settings().get("search.limit"), filters=filters, fts=fts
         )
-        record_operation(store, "search", len(hits), sum(approx_tokens(h.content) for h in hits))
+        record_operation(store, "search", len(hits), sum(count_tokens(h.content) for h in hits))
     render.memories(hits, render.resolve_format(fmt, as_json), scores=True)

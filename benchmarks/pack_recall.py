@@ -1,0 +1,214 @@
+"""pack benchmark: LoCoMo evidence recall within token budgets, pack time, tokenizer margin.
+
+    python -m benchmarks.pack_recall            # full run (prints a table)
+    python -m benchmarks.pack_recall --quick    # 40 questions, 300 memories: a smoke test
+
+1. LoCoMo (categories 1-4): each turn is one memory written with its session time; for every
+   question, ``pack(question, budget=B)`` and the share of its evidence turns in the snippet,
+   next to a recency baseline (the newest turns, same format and tokenizer, until full).
+2. p50 / p90 time of ``MemoryStore.pack`` in-process on a synthetic store of 100k memories
+   (fixed seed; built once into benchmarks/.cache/).
+3. The approx tokenizer against o200k_base and cl100k_base on every LoCoMo turn and question
+   and every text of the Chinese set: it must never count fewer (mean / max over-count ratio).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from benchmarks.datasets import Conversation, load_chinese, load_locomo
+from zeromem_cli import MemoryStore
+from zeromem_cli.pack import Formatter, plain_content
+from zeromem_cli.tokens import get_tokenizer
+
+BUDGETS = (250, 500, 1000, 2000)
+CACHE = Path(__file__).resolve().parent / ".cache"
+REFERENCE = {"bm25": (0.506, 0.588, 0.654, 0.724), "recency": (0.004, 0.015, 0.047, 0.101)}
+
+
+def index_conversation(conv: Conversation, path: Path) -> tuple[MemoryStore, dict[int, str]]:
+    """A store holding one memory per turn; returns it and memory id -> dia_id."""
+    last = max(t.when for t in conv.turns)
+    store = MemoryStore(path, clock=lambda: last + timedelta(days=1))
+    ids: dict[int, str] = {}
+    for turn in conv.turns:
+        memory = store.write(
+            turn.memory_text,
+            created_at=turn.when,
+            meta={"dia_id": turn.dia_id},
+            allow_duplicate=True,
+            category="chat",
+        ).memory
+        ids[memory.id] = turn.dia_id
+    return store, ids
+
+
+def recency_baseline(store: MemoryStore, budget: int, tokenizer: str) -> set[int]:
+    """Newest memories first until the budget is full (same formatter and counter as pack)."""
+    counter = get_tokenizer(tokenizer)
+    formatter = Formatter("text", None, plain_content)
+    chosen, used = [], 0
+    for memory in store.list(limit=None):
+        cost = max(1, counter.count(formatter.unit(memory)) - counter.overhead)
+        if used + cost <= budget:
+            chosen.append(memory)
+            used += cost
+    while chosen and counter.count(formatter.render(chosen)) > budget:
+        chosen.pop()
+    return {m.id for m in chosen}
+
+
+def locomo_recall(
+    convs: list[Conversation], budgets: tuple[int, ...], tokenizer: str, max_questions: int = 0
+) -> dict:
+    pack_hits = {b: [] for b in budgets}
+    recent_hits = {b: [] for b in budgets}
+    with tempfile.TemporaryDirectory() as folder:
+        for number, conv in enumerate(convs):
+            store, dia = index_conversation(conv, Path(folder) / f"c{number}.db")
+            recent = {b: {dia[i] for i in recency_baseline(store, b, tokenizer)} for b in budgets}
+            questions = conv.questions[:max_questions] if max_questions else conv.questions
+            for q in questions:
+                if q.category == 5 or not q.evidence:
+                    continue
+                for b in budgets:
+                    result = store.pack(q.question, budget=b, tokenizer=tokenizer, touch=False)
+                    got = {dia[m.id] for m in result.memories}
+                    assert result.tokens <= b
+                    pack_hits[b].append(len(got & set(q.evidence)) / len(q.evidence))
+                    recent_hits[b].append(len(recent[b] & set(q.evidence)) / len(q.evidence))
+            store.close()
+    return {
+        "questions": len(pack_hits[budgets[0]]),
+        "pack": [statistics.fmean(pack_hits[b]) for b in budgets],
+        "recency": [statistics.fmean(recent_hits[b]) for b in budgets],
+    }
+
+
+_WORDS = (
+    "report deploy server weekly friday meeting budget invoice client staging database "
+    "backup review design release customer ticket alert latency cache token memory agent "
+    "python sqlite index query migration schema user project roadmap bug fix test ci docs"
+).split()
+
+
+def synthetic_store(count: int, path: Path) -> MemoryStore:
+    """``count`` memories of random words (seed 7), built once and reused from ``path``."""
+    start = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    if path.exists():
+        return MemoryStore(path, clock=lambda: start + timedelta(days=400))
+    rng = random.Random(7)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    building = path.with_suffix(".building")
+    building.unlink(missing_ok=True)
+    store = MemoryStore(building)
+    for number in range(count):
+        words = rng.choices(_WORDS, k=rng.randint(5, 30)) + [f"item{number}"]
+        store.write(
+            " ".join(words),
+            importance=rng.randint(0, 10),
+            pinned=number % 5000 == 0,
+            created_at=start + timedelta(minutes=number * 5),
+            allow_duplicate=True,
+        )
+    store.close()
+    building.rename(path)
+    return MemoryStore(path, clock=lambda: start + timedelta(days=400))
+
+
+def pack_times(store: MemoryStore, runs: int) -> tuple[float, float]:
+    rng = random.Random(11)
+    times = []
+    for _ in range(runs):
+        query = " ".join(rng.sample(_WORDS, 3))
+        began = time.perf_counter()
+        store.pack(query, budget=1000, touch=False)
+        times.append((time.perf_counter() - began) * 1000)
+    times.sort()
+    return statistics.median(times), times[int(len(times) * 0.9) - 1]
+
+
+def tokenizer_margin() -> dict[str, tuple[int, float, float, int]] | None:
+    """Per text set: (texts, mean and max approx/o200k ratio, texts where approx < exact)."""
+    try:
+        exact = [get_tokenizer("o200k"), get_tokenizer("cl100k")]
+    except Exception as exc:  # the optional extra is missing
+        print(f"(tokenizer margin skipped: {exc})", file=sys.stderr)
+        return None
+    approx = get_tokenizer("approx")
+    sets: dict[str, list[str]] = {}
+    convs = load_locomo() or []
+    sets["LoCoMo turns+questions"] = [t.memory_text for c in convs for t in c.turns] + [
+        q.question for c in convs for q in c.questions
+    ]
+    zh = load_chinese()
+    if zh is not None:
+        sets["Chinese set"] = [m["content"] for m in zh.memories] + [
+            str(q["q"]) for q in zh.queries
+        ]
+    report = {}
+    for name, texts in sets.items():
+        ratios, under = [], 0
+        for text in texts:
+            a, o, c = approx.count(text), exact[0].count(text), exact[1].count(text)
+            under += a < max(o, c)
+            ratios.append(a / max(o, 1))
+        if texts:
+            report[name] = (len(texts), statistics.fmean(ratios), max(ratios), under)
+    return report
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="40 questions, 300 memories")
+    parser.add_argument("--tokenizer", default="approx", help="counter for the budgets")
+    args = parser.parse_args(argv)
+    out: dict = {}
+    convs = load_locomo()
+    if convs is None:
+        print("LoCoMo not found (../shared/datasets/locomo10.json): recall skipped")
+    else:
+        convs = convs[:1] if args.quick else convs
+        recall = locomo_recall(convs, BUDGETS, args.tokenizer, 40 if args.quick else 0)
+        out["recall"] = recall
+        print(
+            f"LoCoMo evidence recall, categories 1-4, {recall['questions']} questions, "
+            f"tokenizer {args.tokenizer}"
+        )
+        print("budget   pack   recency   | reference: bm25  recency")
+        for i, b in enumerate(BUDGETS):
+            print(
+                f"{b:>6}  {recall['pack'][i]:.3f}    {recall['recency'][i]:.3f}   |"
+                f"            {REFERENCE['bm25'][i]:.3f}    {REFERENCE['recency'][i]:.3f}"
+            )
+    count = 300 if args.quick else 100_000
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "s.db" if args.quick else CACHE / f"synthetic-{count}.db"
+        began = time.perf_counter()
+        store = synthetic_store(count, path)
+        built = time.perf_counter() - began
+        p50, p90 = pack_times(store, 5 if args.quick else 50)
+        store.close()
+    out["time"] = (p50, p90)
+    print(
+        f"\npack time on {count:,} memories (budget 1000, approx, in-process): "
+        f"p50 {p50:.1f} ms, p90 {p90:.1f} ms (store ready in {built:.1f} s)"
+    )
+    margin = tokenizer_margin()
+    if margin:
+        out["margin"] = margin
+        print("\napprox tokenizer vs exact     texts   mean/o200k   max/o200k   under o200k|cl100k")
+        for name, (n, mean, top, under) in margin.items():
+            print(f"{name:<26} {n:>7}   {mean:>10.3f}   {top:>9.3f}   {under:>6}")
+    return out
+
+
+if __name__ == "__main__":
+    main()

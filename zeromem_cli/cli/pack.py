@@ -1,0 +1,137 @@
+"""The ``pack`` command: the best memories that fit a token budget, printed for an LLM.
+
+stdout carries the snippet and nothing else (so it can be piped into a model); ``--stats`` /
+``-v`` and ``--explain`` write their diagnostics to stderr.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Optional
+
+import typer
+
+from zeromem_cli import render
+from zeromem_cli.cli import app
+from zeromem_cli.cli.memories import CategoryOption, TagOption
+from zeromem_cli.cli.options import (
+    AgentOption,
+    DbOption,
+    SessionOption,
+    UserOption,
+    open_store,
+    read_text_argument,
+    settings,
+)
+from zeromem_cli.query import Filters
+from zeromem_cli.times import parse_since, utcnow
+
+
+class PackFormat(str, Enum):
+    text = "text"
+    markdown = "markdown"
+    json = "json"
+    xml = "xml"
+
+
+class TokenizerName(str, Enum):
+    approx = "approx"
+    o200k = "o200k"
+    cl100k = "cl100k"
+
+
+@app.command()
+def pack(
+    query: Annotated[
+        Optional[str],
+        typer.Argument(
+            help="What the memories should be relevant to; - reads stdin. "
+            "Without it: pinned, important and recent memories.",
+            show_default=False,
+        ),
+    ] = None,
+    budget: Annotated[
+        Optional[int],
+        typer.Option(
+            "--budget", "-b", min=1, help="Most tokens to print [default: pack.budget, 1000]."
+        ),
+    ] = None,
+    tokenizer: Annotated[
+        Optional[TokenizerName],
+        typer.Option(
+            "--tokenizer",
+            help="approx (fast, never under o200k/cl100k on our benchmarks) or exact o200k / "
+            "cl100k (pip install 'zeromem[tokenizers]') [default: pack.tokenizer, approx].",
+            case_sensitive=False,
+            show_default=False,
+        ),
+    ] = None,
+    fmt: Annotated[
+        Optional[PackFormat],
+        typer.Option(
+            "--format",
+            "-f",
+            help="text, markdown, json or xml [default: pack.format, text].",
+            case_sensitive=False,
+            show_default=False,
+        ),
+    ] = None,
+    header: Annotated[
+        Optional[str], typer.Option("--header", help="A first line (counted in the budget).")
+    ] = None,
+    category: CategoryOption = None,
+    tag: TagOption = None,
+    since: Annotated[
+        Optional[str],
+        typer.Option("--since", help="Only memories created within 7d... or since a date."),
+    ] = None,
+    until: Annotated[
+        Optional[str],
+        typer.Option("--until", help="Only memories created before 7d ago or a date."),
+    ] = None,
+    no_touch: Annotated[
+        bool, typer.Option("--no-touch", help="Do not record an access of the packed memories.")
+    ] = False,
+    stats: Annotated[
+        bool,
+        typer.Option("--stats", "-v", help="Tokens used and memories included, on stderr."),
+    ] = False,
+    explain: Annotated[
+        bool,
+        typer.Option("--explain", help="Every candidate's score parts and fate, on stderr."),
+    ] = False,
+    db: DbOption = None,
+    user: UserOption = None,
+    agent: AgentOption = None,
+    session: SessionOption = None,
+) -> None:
+    """Print the most relevant memories that fit a token budget, ready to pipe into an LLM."""
+    from zeromem_cli.oplog import record_operation
+    from zeromem_cli.pack import Weights
+
+    config = settings()
+    text = read_text_argument(query) if query is not None else None
+    now = utcnow()
+    filters = Filters(
+        category=category,
+        tags=tag or (),
+        since=parse_since(since, now) if since else None,
+        until=parse_since(until, now) if until else None,
+    )
+    with open_store(db, user, agent, session) as store:
+        result = store.pack(
+            text,
+            budget=budget if budget is not None else config.get("pack.budget"),
+            tokenizer=tokenizer.value if tokenizer else config.get("pack.tokenizer"),
+            format=fmt.value if fmt else config.get("pack.format"),
+            header=header,
+            weights=Weights.from_config(config),
+            filters=filters,
+            touch=not no_touch,
+        )
+        record_operation(store, "pack", len(result.memories), result.tokens)
+    if explain:
+        render.pack_explain(result)
+    if stats or explain:
+        render.pack_stats(result)
+    render.snippet(result.text)

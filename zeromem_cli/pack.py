@@ -1,0 +1,398 @@
+"""``pack``: the most relevant memories that fit a token budget, formatted for a prompt.
+
+The only place zeromem costs tokens, so its promise is exact: the text it returns, counted
+with the chosen tokenizer (every character, headers and the trailing newline included), never
+exceeds the budget. Steps:
+
+1. Candidates: up to ``pool`` search hits for the query (none without a query) plus every
+   pinned memory and, without a query, the most important and most recent ones.
+2. Score: ``relevance * w_rel + importance * w_imp + recency * w_rec + access * w_acc``, each
+   part in 0..1 (relevance relative to the best hit, importance / 10, recency halving every
+   ``half_life_days``, access saturating at ~100 uses). Pinned memories come first whatever
+   their score: they are the user's core memory.
+3. Fill greedily in score order, skipping any memory that does not fit and going on, since a
+   smaller one further down may still fit, and any near-duplicate of a memory already packed
+   (same content words, Jaccard >= 0.8). Then the whole text is counted once more; if an
+   exact tokenizer merged differently at a boundary, the lowest-scored memory goes until it fits.
+
+Formatting (``formats.py`` style, kept here because it is small) turns each memory into one unit
+(a line, a list item, a JSON object, an XML element) between a fixed head and tail, so a unit's
+cost is known before it is added. ``content_of`` is the single place where a memory's text
+enters the output (a hook for masking).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from zeromem_cli.config import SETTINGS
+from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.models import Memory
+from zeromem_cli.query import Filters, query_terms
+from zeromem_cli.times import from_iso
+from zeromem_cli.tokens import Tokenizer, get_tokenizer
+
+if TYPE_CHECKING:
+    from zeromem_cli.store import MemoryStore
+
+FORMATS = ("text", "markdown", "json", "xml")
+DEFAULT_POOL = 200
+NEAR_DUPLICATE = 0.8
+_ACCESS_SATURATION = math.log1p(100)
+_EMPTY = Memory(id=0, uid="", content="", category="", created_at="0000-00-00")
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How much each part of a memory's score counts (config keys ``ranking.*``)."""
+
+    relevance: float = SETTINGS["ranking.relevance"].default
+    importance: float = SETTINGS["ranking.importance"].default
+    recency: float = SETTINGS["ranking.recency"].default
+    access: float = SETTINGS["ranking.access"].default
+    half_life_days: float = SETTINGS["ranking.recency_half_life_days"].default
+
+    @classmethod
+    def from_config(cls, config: Any) -> Weights:
+        """From a ``Config`` (anything with ``get(key)``)."""
+        return cls(
+            relevance=config.get("ranking.relevance"),
+            importance=config.get("ranking.importance"),
+            recency=config.get("ranking.recency"),
+            access=config.get("ranking.access"),
+            half_life_days=config.get("ranking.recency_half_life_days"),
+        )
+
+
+@dataclass
+class Candidate:
+    """One memory considered by pack, its score parts and what became of it."""
+
+    memory: Memory
+    relevance: float
+    importance: float
+    recency: float
+    access: float
+    score: float
+    tokens: int = 0
+    status: str = "not reached"  # included / over budget / near-duplicate of #N / ...
+
+    @property
+    def included(self) -> bool:
+        return self.status == "included"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.memory.id,
+            "pinned": self.memory.pinned,
+            "score": round(self.score, 4),
+            "relevance": round(self.relevance, 4),
+            "importance": round(self.importance, 4),
+            "recency": round(self.recency, 4),
+            "access": round(self.access, 4),
+            "tokens": self.tokens,
+            "status": self.status,
+        }
+
+
+@dataclass
+class PackResult:
+    """What ``pack`` produced: ``text`` (print it as is), its ``tokens`` and the memories in it."""
+
+    text: str
+    tokens: int
+    budget: int
+    tokenizer: str
+    format: str
+    memories: list[Memory] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+
+    @property
+    def considered(self) -> int:
+        return len(self.candidates)
+
+
+# -- formatting ---------------------------------------------------------------------------------
+
+ContentOf = Callable[[Memory], str]
+
+
+def plain_content(memory: Memory) -> str:
+    """The default ``content_of``: the memory's text as stored."""
+    return memory.content
+
+
+def _date(memory: Memory) -> str:
+    return (memory.updated_at or memory.created_at)[:10]
+
+
+def _xml_escape(text: str, *, attribute: bool = False) -> str:
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    if attribute:
+        text = text.replace('"', "&quot;").replace("\n", "&#10;").replace("\t", "&#9;")
+    return text
+
+
+# A line starting with one of these would become markdown structure (heading, quote, fence,
+# list, table, html block, setext underline): the first character is escaped with a backslash.
+_MARKDOWN_BLOCK_START = tuple("#>`~-+*=|<_")
+
+
+def _markdown_line(line: str) -> str:
+    stripped = line.lstrip(" \t")
+    if not stripped:
+        return ""
+    if stripped.startswith(_MARKDOWN_BLOCK_START):
+        return "\\" + stripped
+    digits = len(stripped) - len(stripped.lstrip("0123456789"))
+    if digits and stripped[digits : digits + 1] in (".", ")"):  # "1. x" would start a list
+        return stripped[:digits] + "\\" + stripped[digits:]
+    return stripped
+
+
+def _markdown_text(text: str) -> str:
+    """Memory text as the body of one list item: every line indented under the item and
+    neutralised, so no memory can open a heading, a fence or a new item of its own."""
+    lines = [_markdown_line(line) for line in text.split("\n")]
+    return "\n  ".join(lines)
+
+
+def _json_record(memory: Memory, content: str) -> dict[str, Any]:
+    return {
+        "id": memory.id,
+        "content": content,
+        "category": memory.category,
+        "tags": list(memory.tags),
+        "key": memory.key,
+        "importance": memory.importance,
+        "pinned": memory.pinned,
+        "created_at": memory.created_at,
+        "updated_at": memory.updated_at,
+    }
+
+
+class Formatter:
+    """One output format: a fixed ``head`` and ``tail`` around one ``unit`` per memory."""
+
+    def __init__(self, fmt: str, header: str | None, content_of: ContentOf) -> None:
+        if fmt not in FORMATS:
+            raise InvalidInputError(f"unknown format {fmt!r} (use {', '.join(FORMATS)})")
+        self.fmt = fmt
+        self.header = (header or "").strip() or None
+        self.content_of = content_of
+
+    def head(self) -> str:
+        header = self.header
+        if self.fmt == "json":
+            return "[\n" if header is None else '{"header": ' + _dumps(header) + ', "memories": [\n'
+        if self.fmt == "xml":
+            return "<memories>\n" if header is None else f"{_xml_header(header)}<memories>\n"
+        if header is None:
+            return ""
+        if self.fmt == "markdown":
+            return "## " + " ".join(header.split()) + "\n\n"
+        return header + "\n"
+
+    def tail(self) -> str:
+        if self.fmt == "json":
+            return "]\n" if self.header is None else "]}\n"
+        if self.fmt == "xml":
+            return "</memories>\n"
+        return ""
+
+    def unit(self, memory: Memory, *, last: bool = False) -> str:
+        """The text of one memory, with its own line break(s)."""
+        content = self.content_of(memory)
+        if self.fmt == "text":
+            body = content.replace("\n", "\n  ")
+            return f"- [{memory.category}] {body} ({_date(memory)})\n"
+        if self.fmt == "markdown":
+            pin = "📌 " if memory.pinned else ""
+            category = _markdown_line(memory.category).replace("*", "\\*")
+            return f"- {pin}**{category}** {_markdown_text(content)} _({_date(memory)})_\n"
+        if self.fmt == "json":
+            return _dumps(_json_record(memory, content)) + ("\n" if last else ",\n")
+        attributes = f'id="{memory.id}" category="{_xml_escape(memory.category, attribute=True)}"'
+        if memory.pinned:
+            attributes += ' pinned="true"'
+        attributes += f' date="{_date(memory)}"'
+        return f"<memory {attributes}>{_xml_escape(content)}</memory>\n"
+
+    def render(self, memories: Sequence[Memory]) -> str:
+        """The full snippet. Nothing at all for text and markdown when there are no memories."""
+        if not memories:
+            # Text and markdown: nothing at all; json and xml: a valid empty document.
+            return (
+                "" if self.fmt in ("text", "markdown") else self.head().rstrip("\n") + self.tail()
+            )
+        units = [self.unit(m, last=i == len(memories) - 1) for i, m in enumerate(memories)]
+        return self.head() + "".join(units) + self.tail()
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _xml_header(header: str) -> str:
+    return _xml_escape(" ".join(header.split())) + "\n"
+
+
+# -- scoring ------------------------------------------------------------------------------------
+
+
+def _recency(memory: Memory, now: datetime, half_life_days: float) -> float:
+    stamp = memory.updated_at or memory.created_at
+    if not stamp:
+        return 0.0
+    age_days = max(0.0, (now - from_iso(stamp)).total_seconds() / 86400)
+    return float(0.5 ** (age_days / half_life_days))
+
+
+def score_candidates(
+    memories: Sequence[Memory], relevance: dict[int, float], weights: Weights, now: datetime
+) -> list[Candidate]:
+    """Score parts of each memory, best first (pinned before all others)."""
+    top = max(relevance.values(), default=0.0)
+    candidates = []
+    for memory in memories:
+        rel = relevance.get(memory.id, 0.0) / top if top > 0 else 0.0
+        imp = memory.importance / 10
+        rec = _recency(memory, now, weights.half_life_days)
+        acc = min(1.0, math.log1p(memory.access_count) / _ACCESS_SATURATION)
+        score = (
+            weights.relevance * rel
+            + weights.importance * imp
+            + weights.recency * rec
+            + weights.access * acc
+        )
+        candidates.append(Candidate(memory, rel, imp, rec, acc, score))
+    candidates.sort(key=lambda c: (not c.memory.pinned, -c.score, -c.memory.id))
+    return candidates
+
+
+def _signature(text: str) -> frozenset[str]:
+    """The content words of a memory (stop words only when it has nothing else)."""
+    return frozenset(query_terms(text) or query_terms(text, drop_stop_words=False))
+
+
+def near_duplicate(
+    signature: frozenset[str], kept: Sequence[tuple[Candidate, frozenset[str]]]
+) -> Candidate | None:
+    """The first kept candidate whose content words match ``signature`` (Jaccard >= 0.8)."""
+    size = len(signature)
+    for better, other in kept:
+        if min(size, len(other)) < NEAR_DUPLICATE * max(size, len(other)):
+            continue  # sizes alone rule it out
+        common = len(signature & other)
+        union = size + len(other) - common
+        if union and common / union >= NEAR_DUPLICATE:
+            return better
+    return None
+
+
+# -- packing ------------------------------------------------------------------------------------
+
+
+def _check_budget(budget: int) -> int:
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise InvalidInputError(f"budget must be a positive number of tokens, not {budget!r}")
+    return budget
+
+
+def fill(
+    candidates: Sequence[Candidate], formatter: Formatter, tokenizer: Tokenizer, budget: int
+) -> tuple[list[Candidate], str, int]:
+    """Greedy fill by rank, skipping what does not fit; returns (included, text, tokens)."""
+    overhead = tokenizer.overhead
+    skeleton = formatter.head() + formatter.tail()
+    used = tokenizer.count(skeleton)
+    if used > budget:
+        for candidate in candidates:
+            candidate.status = "over budget"
+        return [], "", 0
+    # No unit is cheaper than an empty memory's: below that, stop counting.
+    floor = tokenizer.count(formatter.unit(_EMPTY)) - overhead - 1
+    chosen: list[Candidate] = []
+    kept: list[tuple[Candidate, frozenset[str]]] = []
+    for candidate in candidates:
+        if budget - used < floor:
+            candidate.status = f"over budget ({budget - used} left)"
+            continue
+        signature = _signature(candidate.memory.content)
+        better = near_duplicate(signature, kept)
+        if better is not None:
+            candidate.status = f"near-duplicate of #{better.memory.id}"
+            continue
+        # A unit's cost: its own count without the tokenizer's per-text overhead (already
+        # paid by the skeleton); the exact count of the whole text is checked below.
+        candidate.tokens = max(1, tokenizer.count(formatter.unit(candidate.memory)) - overhead)
+        if used + candidate.tokens <= budget:
+            used += candidate.tokens
+            candidate.status = "included"
+            chosen.append(candidate)
+            kept.append((candidate, signature))
+        else:
+            candidate.status = f"over budget ({candidate.tokens} tokens, {budget - used} left)"
+    while True:
+        text = formatter.render([c.memory for c in chosen])
+        tokens = tokenizer.count(text)
+        if tokens <= budget:
+            return chosen, text, tokens
+        dropped = chosen.pop()  # the lowest-ranked one
+        dropped.status = "dropped: the whole text counted over budget"
+
+
+def pack(
+    store: MemoryStore,
+    query: str | None = None,
+    *,
+    budget: int = SETTINGS["pack.budget"].default,
+    tokenizer: str = SETTINGS["pack.tokenizer"].default,
+    format: str = SETTINGS["pack.format"].default,
+    header: str | None = None,
+    weights: Weights | None = None,
+    filters: Filters | None = None,
+    touch: bool = True,
+    pool: int = DEFAULT_POOL,
+    content_of: ContentOf = plain_content,
+) -> PackResult:
+    """Pack the best memories of ``store`` for ``query`` into ``budget`` tokens.
+
+    ``query`` None or blank: pinned, important and recent memories. ``touch`` records an access
+    of every packed memory. Raises InvalidInputError for a bad budget, format or tokenizer.
+    """
+    budget = _check_budget(budget)
+    formatter = Formatter(format, header, content_of)
+    counter = get_tokenizer(tokenizer)
+    weights = weights or Weights()
+    filters = filters or Filters()
+    relevance: dict[int, float] = {}
+    memories: dict[int, Memory] = {}
+    if query is not None and query.strip():
+        for hit in store.search(query, limit=pool, filters=filters):
+            relevance[hit.id] = max(hit.score or 0.0, 0.0)
+            memories[hit.id] = hit
+        extra = store.pack_candidates(pool, filters, pinned_only=True)
+    else:
+        extra = store.pack_candidates(pool, filters)
+    for memory in extra:
+        memories.setdefault(memory.id, memory)
+    candidates = score_candidates(list(memories.values()), relevance, weights, store.now())
+    chosen, text, tokens = fill(candidates, formatter, counter, budget)
+    included = [c.memory for c in chosen]
+    if touch and included:
+        store.record_access(m.id for m in included)
+    return PackResult(
+        text=text,
+        tokens=tokens,
+        budget=budget,
+        tokenizer=counter.name,
+        format=formatter.fmt,
+        memories=included,
+        candidates=candidates,
+    )
