@@ -362,6 +362,7 @@ class MemoryStore:
         agent: str | None = _UNSET,
         session: str | None = _UNSET,
         allow_duplicate: bool = False,
+        allow_secret: bool = False,
     ) -> Memory:
         """Store a memory and return it (see ``write`` for key upsert and duplicates)."""
         return self.write(
@@ -378,6 +379,7 @@ class MemoryStore:
             agent=agent,
             session=session,
             allow_duplicate=allow_duplicate,
+            allow_secret=allow_secret,
         ).memory
 
     def write(
@@ -396,6 +398,7 @@ class MemoryStore:
         agent: str | None = _UNSET,
         session: str | None = _UNSET,
         allow_duplicate: bool = False,
+        allow_secret: bool = False,
     ) -> WriteResult:
         """Store a memory, saying what happened.
 
@@ -406,6 +409,9 @@ class MemoryStore:
         - identical content (NFKC, casefold, whitespace) live in this scope: nothing is added,
           the existing memory's updated_at is refreshed: ``duplicate``.
         - otherwise a new memory: ``added``.
+
+        Text that looks like a credential raises ``SecretDetectedError`` (nothing is written)
+        unless ``allow_secret``.
         """
         scope = Scope(
             self.scope.user if user is _UNSET else user,
@@ -430,6 +436,8 @@ class MemoryStore:
             given["meta"] = self._clean_meta(meta)
         if ttl is not None or expires_at is not None:
             given["expires_at"] = self._expiry(ttl, expires_at)
+        if not allow_secret:
+            _refuse_secrets(given)
         values: dict[str, Any] = {
             "category": DEFAULT_CATEGORY,
             "tags": "[]",
@@ -506,11 +514,14 @@ class MemoryStore:
         meta: dict[str, Any] | None = None,
         ttl: str | None = None,
         expires_at: str | datetime | None = _UNSET,
+        allow_secret: bool = False,
     ) -> Memory:
         """Change a live memory; the version it replaces is kept in history.
 
         ``meta`` is merged into the existing meta (a value of None removes that key).
         ``key=None`` removes the key; ``expires_at=None`` removes the expiry.
+        New text that looks like a credential raises ``SecretDetectedError`` unless
+        ``allow_secret``.
         """
         new: dict[str, Any] = {}
         if content is not None:
@@ -532,6 +543,8 @@ class MemoryStore:
             new["expires_at"] = None
         if meta is not None and not isinstance(meta, dict):
             raise InvalidInputError("meta must be an object of key/value pairs")
+        if not allow_secret:
+            _refuse_secrets({**new, "meta": self._clean_meta(meta) if meta else None})
         with self.transaction() as conn:
             row = self._row(conn, memory_id)
             if meta:
@@ -693,6 +706,16 @@ class MemoryStore:
             {**params, **self._scope_params()},
         )
         return int(rows[0][0])
+
+
+def _refuse_secrets(fields: dict[str, Any]) -> None:
+    """Refuse likely credentials in the text fields of a write (see ``secrets``)."""
+    from zeromem_cli.secrets import refuse_secrets
+
+    refuse_secrets(
+        {name: fields.get(name) for name in ("content", "key", "tags", "meta")},
+        doing="store",
+    )
 
 
 def _check_limit(limit: int) -> int:

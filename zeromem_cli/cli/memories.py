@@ -43,6 +43,12 @@ TtlOption = Annotated[
     Optional[str],
     typer.Option("--ttl", help="Expire after 30s, 15m, 24h, 7d, 2w, or at an ISO date."),
 ]
+AllowSecretOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-secret", help="Store text even if it looks like a password, key or token."
+    ),
+]
 IdArgument = Annotated[int, typer.Argument(help="Memory id.", min=1, show_default=False)]
 
 
@@ -64,6 +70,7 @@ def add(
     allow_duplicate: Annotated[
         bool, typer.Option("--allow-duplicate", help="Add even if identical content exists.")
     ] = False,
+    allow_secret: AllowSecretOption = False,
     as_json: JsonOption = False,
     db: DbOption = None,
     user: UserOption = None,
@@ -84,6 +91,7 @@ def add(
             meta=parse_meta(meta),
             ttl=ttl or config.get("add.default_ttl") or None,
             allow_duplicate=allow_duplicate,
+            allow_secret=allow_secret,
         )
     memory = result.memory
     if result.action == "duplicate":
@@ -166,6 +174,7 @@ def update(
     ] = None,
     ttl: TtlOption = None,
     no_ttl: Annotated[bool, typer.Option("--no-ttl", help="Never expire.")] = False,
+    allow_secret: AllowSecretOption = False,
     as_json: JsonOption = False,
     db: DbOption = None,
     user: UserOption = None,
@@ -205,7 +214,7 @@ def update(
     if not changes:
         raise InvalidInputError("nothing to update: give new text or an option to change")
     with open_store(db, user, agent, session) as store:
-        memory = store.update(memory_id, **changes)
+        memory = store.update(memory_id, allow_secret=allow_secret, **changes)
     if as_json:
         render.memory(memory, render.OutputFormat.json)
     else:
