@@ -36,7 +36,9 @@ def _create_private(path: Path) -> None:
     """Create the folder (0700) and an empty database file (0600) so no one else can read it."""
     try:
         if not path.parent.exists():
-            path.parent.mkdir(parents=True, mode=0o700)
+            # exist_ok: when several processes create a new store at once, the loser of the
+            # mkdir race must still create the file itself (0600), not leave it to SQLite.
+            path.parent.mkdir(parents=True, mode=0o700, exist_ok=True)
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
         os.close(fd)
     except FileExistsError:

@@ -34,6 +34,7 @@ DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
 BM25_WEIGHTS = (1.0, 2.0, 1.5, 3.0)
 
 _UNSET: Any = object()
+MAX_ID = 2**63 - 1  # the largest SQLite integer: ids and limits beyond it cannot be bound
 
 
 class MemoryStore:
@@ -103,8 +104,19 @@ class MemoryStore:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction; BEGIN IMMEDIATE takes the write lock up front, so the busy
-        timeout applies and a read never has to be upgraded mid-transaction."""
+        timeout applies and a read never has to be upgraded mid-transaction.
+
+        Nested use joins the outer transaction through a SAVEPOINT, so a library caller (or
+        import) can batch many ``add`` / ``forget`` calls into one all-or-nothing commit::
+
+            with store.transaction():
+                for text in texts:
+                    store.add(text)
+        """
         conn = self._conn
+        if conn.in_transaction:
+            yield from self._savepoint(conn)
+            return
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
@@ -117,6 +129,23 @@ class MemoryStore:
             raise map_error(exc, self.path) from None
         except BaseException:
             conn.execute("ROLLBACK")
+            raise
+
+    def _savepoint(self, conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+        """The nested part of ``transaction``: undone alone if it fails, committed with the
+        outer transaction otherwise."""
+        name = "zeromem_nested"  # SQLite resolves a repeated name to the innermost one
+        conn.execute(f"SAVEPOINT {name}")
+        try:
+            yield conn
+            conn.execute(f"RELEASE {name}")
+        except sqlite3.Error as exc:
+            conn.execute(f"ROLLBACK TO {name}")
+            conn.execute(f"RELEASE {name}")
+            raise map_error(exc, self.path) from None
+        except BaseException:
+            conn.execute(f"ROLLBACK TO {name}")
+            conn.execute(f"RELEASE {name}")
             raise
 
     def _read(
@@ -134,6 +163,11 @@ class MemoryStore:
         if row is not None and int(row[0]) == INDEX_VERSION:
             return
         with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT value FROM store_meta WHERE key = 'index_version'"
+            ).fetchone()
+            if row is not None and int(row[0]) == INDEX_VERSION:
+                return  # another process rebuilt it while we waited for the write lock
             # The segmentation changed (or this is a new database): rebuild the whole index.
             conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('delete-all')")
             for memory_row in conn.execute(
@@ -216,7 +250,8 @@ class MemoryStore:
         if not isinstance(meta, dict):
             raise InvalidInputError("meta must be an object of key/value pairs")
         try:
-            return json.dumps(meta, ensure_ascii=False, sort_keys=True)
+            # allow_nan=False: NaN/Infinity are not JSON and would make the row unreadable.
+            return json.dumps(meta, ensure_ascii=False, sort_keys=True, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise InvalidInputError(f"meta is not JSON-serialisable: {exc}") from None
 
@@ -275,7 +310,11 @@ class MemoryStore:
 
         ``deleted``: False = live only, True = in the trash only, None = either.
         """
-        if isinstance(memory_id, bool) or not isinstance(memory_id, int) or memory_id < 1:
+        if (
+            isinstance(memory_id, bool)
+            or not isinstance(memory_id, int)
+            or not 1 <= memory_id <= MAX_ID
+        ):
             raise InvalidInputError(f"not a memory id: {memory_id!r}")
         sql = f"SELECT m.* FROM memories m WHERE m.id = :id AND {self._SCOPE_SQL}"
         params: dict[str, Any] = {"id": memory_id, **self._scope_params()}
@@ -721,7 +760,7 @@ def _refuse_secrets(fields: dict[str, Any]) -> None:
 def _check_limit(limit: int) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidInputError(f"limit must be a positive integer, not {limit!r}")
-    return limit
+    return min(limit, MAX_ID)  # SQLite integers are 64-bit: a huge limit means "all"
 
 
 __all__ = ["MemoryStore", "StoreError"]

@@ -89,7 +89,7 @@ def add(
             importance=importance,
             pinned=True if pin else None,
             meta=parse_meta(meta),
-            ttl=ttl or config.get("add.default_ttl") or None,
+            ttl=ttl if ttl is not None else (config.get("add.default_ttl") or None),
             allow_duplicate=allow_duplicate,
             allow_secret=allow_secret,
         )
