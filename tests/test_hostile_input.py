@@ -325,3 +325,26 @@ def test_files_and_folder_are_private_after_every_write_path(tmp_path: Path) -> 
             path = Path(f"{target}{suffix}")
             if path.exists():
                 assert stat.S_IMODE(path.stat().st_mode) == 0o600, suffix
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["add", "caf\udce9"],
+        ["add", "ok", "--tag", "\udcff"],
+        ["search", "caf\udce9"],
+        ["list", "--category", "\udcff"],
+    ],
+)
+def test_undecodable_bytes_in_arguments_are_refused(cli: Run, args: list[str]) -> None:
+    assert_one_line_error(cli(*args), 2, "not valid UTF-8")
+    assert as_json(cli("list", "--json")) == []
+
+
+def test_undecodable_bytes_in_the_environment_are_refused(
+    cli: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ZEROMEM_USER", "\udcff")
+    assert_one_line_error(cli("add", "scoped"), 2, "not valid UTF-8")
+    monkeypatch.delenv("ZEROMEM_USER")
+    assert as_json(cli("list", "--json")) == []

@@ -20,11 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from zeromem_cli import migrations
-from zeromem_cli.db import connect, map_error
+from zeromem_cli.db import connect, map_error, retry_busy
 from zeromem_cli.errors import InvalidInputError, NotFoundError, StoreError
 from zeromem_cli.models import HistoryEntry, Memory, Scope, WriteResult
 from zeromem_cli.query import Filters, build_match
-from zeromem_cli.text import INDEX_VERSION, clean_content, content_hash, index_text
+from zeromem_cli.text import (
+    INDEX_VERSION,
+    clean_content,
+    content_hash,
+    index_text,
+    require_utf8,
+)
 from zeromem_cli.times import Clock, parse_expiry, to_iso, utcnow
 
 DEFAULT_CATEGORY = "general"
@@ -64,8 +70,10 @@ class MemoryStore:
         self.max_content_bytes = max_content_bytes
         self._conn = connect(self.path)
         try:
-            migrations.migrate(self._conn)
-            self._ensure_index_version()
+            # Opening races other processes creating or checkpointing the same file:
+            # retried while SQLite reports busy without waiting (see db.retry_busy).
+            retry_busy(lambda: migrations.migrate(self._conn))
+            retry_busy(self._ensure_index_version)
         except sqlite3.Error as exc:
             self._conn.close()
             raise map_error(exc, self.path) from None
@@ -152,7 +160,7 @@ class MemoryStore:
         self, sql: str, params: Sequence[Any] | dict[str, Any] = ()
     ) -> builtins.list[sqlite3.Row]:
         try:
-            return self._conn.execute(sql, params).fetchall()
+            return retry_busy(lambda: self._conn.execute(sql, params).fetchall())
         except sqlite3.Error as exc:
             raise map_error(exc, self.path) from None
 
@@ -210,7 +218,7 @@ class MemoryStore:
     def _clean_content(self, content: str) -> str:
         if not isinstance(content, str):
             raise InvalidInputError("content must be text")
-        cleaned = clean_content(content)
+        cleaned = clean_content(require_utf8(content, "content"))
         if not cleaned:
             raise InvalidInputError("content is empty")
         size = len(cleaned.encode("utf-8"))
@@ -222,7 +230,7 @@ class MemoryStore:
 
     @staticmethod
     def _clean_label(value: str, what: str) -> str:
-        cleaned = clean_content(str(value))
+        cleaned = clean_content(require_utf8(str(value), what))
         if not cleaned:
             raise InvalidInputError(f"{what} is empty")
         if len(cleaned) > 200:
@@ -251,9 +259,10 @@ class MemoryStore:
             raise InvalidInputError("meta must be an object of key/value pairs")
         try:
             # allow_nan=False: NaN/Infinity are not JSON and would make the row unreadable.
-            return json.dumps(meta, ensure_ascii=False, sort_keys=True, allow_nan=False)
+            text = json.dumps(meta, ensure_ascii=False, sort_keys=True, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise InvalidInputError(f"meta is not JSON-serialisable: {exc}") from None
+        return require_utf8(text, "meta")
 
     def _expiry(self, ttl: str | None, expires_at: str | datetime | None) -> str | None:
         if ttl is not None and expires_at is not None:
@@ -633,11 +642,13 @@ class MemoryStore:
     ) -> Memory:
         """One memory of this scope by id; NotFoundError if absent, deleted or expired."""
         try:
-            row = self._row(
-                self._conn,
-                memory_id,
-                deleted=None if include_deleted else False,
-                include_expired=include_expired,
+            row = retry_busy(
+                lambda: self._row(
+                    self._conn,
+                    memory_id,
+                    deleted=None if include_deleted else False,
+                    include_expired=include_expired,
+                )
             )
         except sqlite3.Error as exc:
             raise map_error(exc, self.path) from None
@@ -668,7 +679,7 @@ class MemoryStore:
 
         ``fts=True`` passes ``query`` to FTS5 as the user's own MATCH expression.
         """
-        match = query if fts else build_match(query)
+        match = require_utf8(query, "query") if fts else build_match(require_utf8(query, "query"))
         if not match or not match.strip():
             return []
         filters = filters or Filters()
@@ -682,7 +693,7 @@ class MemoryStore:
         )
         params.update(match=match, limit=_check_limit(limit), **self._scope_params())
         try:
-            rows = self._conn.execute(sql, params).fetchall()
+            rows = retry_busy(lambda: self._conn.execute(sql, params).fetchall())
         except sqlite3.OperationalError as exc:
             if fts and ("fts5" in str(exc) or "syntax" in str(exc) or "no such column" in str(exc)):
                 raise InvalidInputError(f"invalid FTS5 expression: {exc}") from None
