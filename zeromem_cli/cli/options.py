@@ -28,6 +28,7 @@ DbOption = Annotated[
         help="Database file (default: the per-user data dir).",
         show_default=False,
         dir_okay=True,
+        readable=False,  # checked by db.connect: an unreadable file is exit 1, not a usage error
         rich_help_panel=SCOPE_PANEL,
     ),
 ]
