@@ -10,6 +10,7 @@ from zeromem_cli.errors import (
     InvalidInputError,
     NotFoundError,
     SchemaError,
+    SecretDetectedError,
     StoreError,
     ZeromemError,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "NotFoundError",
     "SchemaError",
     "Scope",
+    "SecretDetectedError",
     "StoreError",
     "WriteResult",
     "ZeromemError",

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from zeromem_cli.errors import StoreError
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_SECONDS = 30.0
+T = TypeVar("T")
 
 
 def _check_path(path: Path) -> None:
@@ -36,7 +40,9 @@ def _create_private(path: Path) -> None:
     """Create the folder (0700) and an empty database file (0600) so no one else can read it."""
     try:
         if not path.parent.exists():
-            path.parent.mkdir(parents=True, mode=0o700)
+            # exist_ok: when several processes create a new store at once, the loser of the
+            # mkdir race must still create the file itself (0600), not leave it to SQLite.
+            path.parent.mkdir(parents=True, mode=0o700, exist_ok=True)
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
         os.close(fd)
     except FileExistsError:
@@ -62,19 +68,43 @@ def connect(path: Path) -> sqlite3.Connection:
         raise StoreError(f"cannot open database {path}: {exc}") from None
     conn.row_factory = sqlite3.Row
     try:
-        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-        if mode != "wal":
-            conn.execute("PRAGMA journal_mode=WAL")
-        # FULL: a committed memory survives power loss too, not only a crashed process.
-        conn.execute("PRAGMA synchronous=FULL")
-        conn.execute("PRAGMA foreign_keys=ON")
-        # Deleted rows and freed pages are overwritten with zeros, so `forget --purge` leaves
-        # no copy of the text behind (many builds default to this; some do not).
-        conn.execute("PRAGMA secure_delete=ON")
+        retry_busy(lambda: _setup(conn))
     except sqlite3.Error as exc:
         conn.close()
         raise map_error(exc, path) from None
     return conn
+
+
+def _setup(conn: sqlite3.Connection) -> None:
+    mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    if mode != "wal":
+        conn.execute("PRAGMA journal_mode=WAL")
+    # FULL: a committed memory survives power loss too, not only a crashed process.
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    # Deleted rows and freed pages are overwritten with zeros, so `forget --purge` leaves
+    # no copy of the text behind (many builds default to this; some do not).
+    conn.execute("PRAGMA secure_delete=ON")
+
+
+def retry_busy(action: Callable[[], T]) -> T:
+    """Run ``action``, retrying while SQLite says busy, up to the busy timeout.
+
+    The busy handler covers most waits, but not all: switching a brand-new database to WAL
+    while other processes open it, or a read racing the WAL recovery or the checkpoint of the
+    last connection closing, can report SQLITE_BUSY at once. Those windows are short.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
+    delay = 0.001
+    while True:
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            text = str(exc).lower()
+            if ("locked" not in text and "busy" not in text) or time.monotonic() > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
 
 
 def map_error(exc: sqlite3.Error, path: Path | str) -> StoreError:
@@ -83,8 +113,8 @@ def map_error(exc: sqlite3.Error, path: Path | str) -> StoreError:
     lowered = text.lower()
     if "locked" in lowered or "busy" in lowered:
         return StoreError(
-            f"database is locked: another process kept {path} busy for over "
-            f"{BUSY_TIMEOUT_SECONDS:.0f}s; try again"
+            f"database is locked: another process is using {path} "
+            f"(waited up to {BUSY_TIMEOUT_SECONDS:.0f}s); try again"
         )
     if "readonly" in lowered or "read-only" in lowered:
         return StoreError(f"cannot write {path}: the database or its folder is read-only")

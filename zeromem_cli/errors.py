@@ -12,6 +12,7 @@ __all__ = [
     "NotFoundError",
     "StoreError",
     "SchemaError",
+    "SecretDetectedError",
 ]
 
 
@@ -41,3 +42,13 @@ class StoreError(ZeromemError):
 
 class SchemaError(StoreError):
     """The database schema is newer than this zeromem understands, or a migration failed."""
+
+
+class SecretDetectedError(InvalidInputError):
+    """Text to be stored looks like a credential (see ``zeromem_cli.secrets``); refused unless
+    the caller allows secrets. ``rules`` names what matched; the secret itself is never echoed.
+    Exit code 2, like every other content rule: the input is refused, nothing was written."""
+
+    def __init__(self, message: str, rules: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.rules = rules

@@ -160,7 +160,13 @@ def migrate(conn: sqlite3.Connection) -> bool:
         version = schema_version(conn)  # another process may have migrated while we waited
         check_not_newer(version)
         for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
-            step(conn)
+            try:
+                step(conn)
+            except sqlite3.Error as exc:
+                raise SchemaError(
+                    f"schema migration {number} ({step.__name__}) failed: {exc}; "
+                    "the database was left unchanged"
+                ) from exc
             conn.execute(f"PRAGMA user_version = {number}")
         conn.execute("COMMIT")
     except BaseException:

@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 from zeromem_cli.config import SETTINGS
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Memory
-from zeromem_cli.query import Filters, query_terms
+from zeromem_cli.query import Filters
+from zeromem_cli.similarity import features
 from zeromem_cli.times import from_iso
 from zeromem_cli.tokens import Tokenizer, get_tokenizer
 
@@ -276,8 +277,8 @@ def score_candidates(
 
 
 def _signature(text: str) -> frozenset[str]:
-    """The content words of a memory (stop words only when it has nothing else)."""
-    return frozenset(query_terms(text) or query_terms(text, drop_stop_words=False))
+    """The content words of a memory, as near-duplicate detection on ``add`` sees them."""
+    return features(text)
 
 
 def near_duplicate(

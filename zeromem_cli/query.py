@@ -54,14 +54,17 @@ def query_terms(text: str, *, drop_stop_words: bool = True) -> list[str]:
     terms: list[str] = []
     latin_part = CJK_RUN.sub(" ", normalize(text))
     for word in latin_words(latin_part):
-        if drop_stop_words and word in ENGLISH_STOP_WORDS:
+        if drop_stop_words and word.lower() in ENGLISH_STOP_WORDS:
             continue
         terms.append(word)
     for run in cjk_runs(text):
         pieces = _strip_chinese_stop_words(run) if drop_stop_words else [run]
         for piece in pieces:
             terms.extend(cjk_grams(piece))
-    return list(dict.fromkeys(terms))
+    distinct: dict[str, str] = {}  # "Report" and "report" are one term to FTS5
+    for term in terms:
+        distinct.setdefault(term.lower(), term)
+    return list(distinct.values())
 
 
 def quote(term: str) -> str:

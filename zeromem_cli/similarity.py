@@ -52,7 +52,7 @@ def _stem(word: str) -> str:
 def features(text: str) -> frozenset[str]:
     """The comparable features of ``text``: stemmed content words and CJK bigrams."""
     terms = query_terms(text) or query_terms(text, drop_stop_words=False)
-    return frozenset(_stem(t) for t in terms)
+    return frozenset(_stem(t.casefold()) for t in terms)
 
 
 def similarity(a: str | frozenset[str], b: str | frozenset[str]) -> float:

@@ -20,11 +20,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zeromem_cli import migrations
-from zeromem_cli.db import connect, map_error
+from zeromem_cli.db import connect, map_error, retry_busy
 from zeromem_cli.errors import InvalidInputError, NotFoundError, StoreError
 from zeromem_cli.models import HistoryEntry, Memory, Scope, WriteResult
 from zeromem_cli.query import Filters, build_match
-from zeromem_cli.text import INDEX_VERSION, clean_content, content_hash, index_text
+from zeromem_cli.text import (
+    INDEX_VERSION,
+    clean_content,
+    content_hash,
+    index_text,
+    require_utf8,
+)
 from zeromem_cli.times import Clock, from_iso, parse_expiry, to_iso, utcnow
 
 DEFAULT_CATEGORY = "general"
@@ -37,6 +43,7 @@ if TYPE_CHECKING:
     from zeromem_cli.pack import PackResult
 
 _UNSET: Any = object()
+MAX_ID = 2**63 - 1  # the largest SQLite integer: ids and limits beyond it cannot be bound
 
 
 class MemoryStore:
@@ -66,8 +73,10 @@ class MemoryStore:
         self.max_content_bytes = max_content_bytes
         self._conn = connect(self.path)
         try:
-            migrations.migrate(self._conn)
-            self._ensure_index_version()
+            # Opening races other processes creating or checkpointing the same file:
+            # retried while SQLite reports busy without waiting (see db.retry_busy).
+            retry_busy(lambda: migrations.migrate(self._conn))
+            retry_busy(self._ensure_index_version)
         except sqlite3.Error as exc:
             self._conn.close()
             raise map_error(exc, self.path) from None
@@ -106,8 +115,19 @@ class MemoryStore:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction; BEGIN IMMEDIATE takes the write lock up front, so the busy
-        timeout applies and a read never has to be upgraded mid-transaction."""
+        timeout applies and a read never has to be upgraded mid-transaction.
+
+        Nested use joins the outer transaction through a SAVEPOINT, so a library caller (or
+        import) can batch many ``add`` / ``forget`` calls into one all-or-nothing commit::
+
+            with store.transaction():
+                for text in texts:
+                    store.add(text)
+        """
         conn = self._conn
+        if conn.in_transaction:
+            yield from self._savepoint(conn)
+            return
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
@@ -122,11 +142,28 @@ class MemoryStore:
             conn.execute("ROLLBACK")
             raise
 
+    def _savepoint(self, conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+        """The nested part of ``transaction``: undone alone if it fails, committed with the
+        outer transaction otherwise."""
+        name = "zeromem_nested"  # SQLite resolves a repeated name to the innermost one
+        conn.execute(f"SAVEPOINT {name}")
+        try:
+            yield conn
+            conn.execute(f"RELEASE {name}")
+        except sqlite3.Error as exc:
+            conn.execute(f"ROLLBACK TO {name}")
+            conn.execute(f"RELEASE {name}")
+            raise map_error(exc, self.path) from None
+        except BaseException:
+            conn.execute(f"ROLLBACK TO {name}")
+            conn.execute(f"RELEASE {name}")
+            raise
+
     def _read(
         self, sql: str, params: Sequence[Any] | dict[str, Any] = ()
     ) -> builtins.list[sqlite3.Row]:
         try:
-            return self._conn.execute(sql, params).fetchall()
+            return retry_busy(lambda: self._conn.execute(sql, params).fetchall())
         except sqlite3.Error as exc:
             raise map_error(exc, self.path) from None
 
@@ -137,6 +174,11 @@ class MemoryStore:
         if row is not None and int(row[0]) == INDEX_VERSION:
             return
         with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT value FROM store_meta WHERE key = 'index_version'"
+            ).fetchone()
+            if row is not None and int(row[0]) == INDEX_VERSION:
+                return  # another process rebuilt it while we waited for the write lock
             # The segmentation changed (or this is a new database): rebuild the whole index.
             conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('delete-all')")
             for memory_row in conn.execute(
@@ -212,7 +254,7 @@ class MemoryStore:
     def _clean_content(self, content: str) -> str:
         if not isinstance(content, str):
             raise InvalidInputError("content must be text")
-        cleaned = clean_content(content)
+        cleaned = clean_content(require_utf8(content, "content"))
         if not cleaned:
             raise InvalidInputError("content is empty")
         size = len(cleaned.encode("utf-8"))
@@ -224,7 +266,7 @@ class MemoryStore:
 
     @staticmethod
     def _clean_label(value: str, what: str) -> str:
-        cleaned = clean_content(str(value))
+        cleaned = clean_content(require_utf8(str(value), what))
         if not cleaned:
             raise InvalidInputError(f"{what} is empty")
         if len(cleaned) > 200:
@@ -252,9 +294,11 @@ class MemoryStore:
         if not isinstance(meta, dict):
             raise InvalidInputError("meta must be an object of key/value pairs")
         try:
-            return json.dumps(meta, ensure_ascii=False, sort_keys=True)
+            # allow_nan=False: NaN/Infinity are not JSON and would make the row unreadable.
+            text = json.dumps(meta, ensure_ascii=False, sort_keys=True, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise InvalidInputError(f"meta is not JSON-serialisable: {exc}") from None
+        return require_utf8(text, "meta")
 
     def _expiry(self, ttl: str | None, expires_at: str | datetime | None) -> str | None:
         if ttl is not None and expires_at is not None:
@@ -312,7 +356,11 @@ class MemoryStore:
 
         ``deleted``: False = live only, True = in the trash only, None = either.
         """
-        if isinstance(memory_id, bool) or not isinstance(memory_id, int) or memory_id < 1:
+        if (
+            isinstance(memory_id, bool)
+            or not isinstance(memory_id, int)
+            or not 1 <= memory_id <= MAX_ID
+        ):
             raise InvalidInputError(f"not a memory id: {memory_id!r}")
         sql = f"SELECT m.* FROM memories m WHERE m.id = :id AND {self._SCOPE_SQL}"
         params: dict[str, Any] = {"id": memory_id, **self._scope_params()}
@@ -399,6 +447,7 @@ class MemoryStore:
         agent: str | None = _UNSET,
         session: str | None = _UNSET,
         allow_duplicate: bool = False,
+        allow_secret: bool = False,
     ) -> Memory:
         """Store a memory and return it (see ``write`` for key upsert and duplicates)."""
         return self.write(
@@ -415,6 +464,7 @@ class MemoryStore:
             agent=agent,
             session=session,
             allow_duplicate=allow_duplicate,
+            allow_secret=allow_secret,
         ).memory
 
     def write(
@@ -436,6 +486,7 @@ class MemoryStore:
         merge: bool = False,
         default_category: str | None = None,
         created_at: str | datetime | None = None,
+        allow_secret: bool = False,
     ) -> WriteResult:
         """Store a memory, saying what happened.
 
@@ -454,6 +505,9 @@ class MemoryStore:
 
         ``default_category`` is the category of a new memory when ``category`` is None (an
         update or merge keeps the existing category then).
+
+        Text that looks like a credential raises ``SecretDetectedError`` (nothing is written)
+        unless ``allow_secret``.
         """
         scope = Scope(
             self.scope.user if user is _UNSET else user,
@@ -478,6 +532,8 @@ class MemoryStore:
             given["meta"] = self._clean_meta(meta)
         if ttl is not None or expires_at is not None:
             given["expires_at"] = self._expiry(ttl, expires_at)
+        if not allow_secret:
+            _refuse_secrets(given)
         values: dict[str, Any] = {
             "category": self._clean_label(default_category, "category")
             if default_category
@@ -584,11 +640,14 @@ class MemoryStore:
         meta: dict[str, Any] | None = None,
         ttl: str | None = None,
         expires_at: str | datetime | None = _UNSET,
+        allow_secret: bool = False,
     ) -> Memory:
         """Change a live memory; the version it replaces is kept in history.
 
         ``meta`` is merged into the existing meta (a value of None removes that key).
         ``key=None`` removes the key; ``expires_at=None`` removes the expiry.
+        New text that looks like a credential raises ``SecretDetectedError`` unless
+        ``allow_secret``.
         """
         new: dict[str, Any] = {}
         if content is not None:
@@ -610,6 +669,8 @@ class MemoryStore:
             new["expires_at"] = None
         if meta is not None and not isinstance(meta, dict):
             raise InvalidInputError("meta must be an object of key/value pairs")
+        if not allow_secret:
+            _refuse_secrets({**new, "meta": self._clean_meta(meta) if meta else None})
         with self.transaction() as conn:
             row = self._row(conn, memory_id)
             if meta:
@@ -668,11 +729,13 @@ class MemoryStore:
     ) -> Memory:
         """One memory of this scope by id; NotFoundError if absent, deleted or expired."""
         try:
-            row = self._row(
-                self._conn,
-                memory_id,
-                deleted=None if include_deleted else False,
-                include_expired=include_expired,
+            row = retry_busy(
+                lambda: self._row(
+                    self._conn,
+                    memory_id,
+                    deleted=None if include_deleted else False,
+                    include_expired=include_expired,
+                )
             )
         except sqlite3.Error as exc:
             raise map_error(exc, self.path) from None
@@ -703,7 +766,7 @@ class MemoryStore:
 
         ``fts=True`` passes ``query`` to FTS5 as the user's own MATCH expression.
         """
-        match = query if fts else build_match(query)
+        match = require_utf8(query, "query") if fts else build_match(require_utf8(query, "query"))
         if not match or not match.strip():
             return []
         filters = filters or Filters()
@@ -717,7 +780,7 @@ class MemoryStore:
         )
         params.update(match=match, limit=_check_limit(limit), **self._scope_params())
         try:
-            rows = self._conn.execute(sql, params).fetchall()
+            rows = retry_busy(lambda: self._conn.execute(sql, params).fetchall())
         except sqlite3.OperationalError as exc:
             if fts and ("fts5" in str(exc) or "syntax" in str(exc) or "no such column" in str(exc)):
                 raise InvalidInputError(f"invalid FTS5 expression: {exc}") from None
@@ -826,10 +889,20 @@ class MemoryStore:
         return pack(self, query, **options)
 
 
+def _refuse_secrets(fields: dict[str, Any]) -> None:
+    """Refuse likely credentials in the text fields of a write (see ``secrets``)."""
+    from zeromem_cli.secrets import refuse_secrets
+
+    refuse_secrets(
+        {name: fields.get(name) for name in ("content", "key", "tags", "meta")},
+        doing="store",
+    )
+
+
 def _check_limit(limit: int) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidInputError(f"limit must be a positive integer, not {limit!r}")
-    return limit
+    return min(limit, MAX_ID)  # SQLite integers are 64-bit: a huge limit means "all"
 
 
 __all__ = ["MemoryStore", "StoreError"]

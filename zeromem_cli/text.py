@@ -16,6 +16,8 @@ import hashlib
 import re
 import unicodedata
 
+from zeromem_cli.errors import InvalidInputError
+
 INDEX_VERSION = 1
 
 # Han (incl. extension A, compatibility, extension B+), kana, hangul syllables and jamo.
@@ -32,6 +34,21 @@ _WORD = re.compile(f"(?:(?![{_CJK_CLASS}])[^\\W_])+")
 _SPACE = re.compile(r"\s+")
 # C0/C1 control characters other than tab and newline, plus NUL: never stored.
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def require_utf8(text: str, what: str) -> str:
+    """``text`` unchanged, or InvalidInputError when it cannot be stored as UTF-8.
+
+    Python turns undecodable bytes in argv or the environment into lone surrogates
+    (``zeromem add $'caf\\xe9'``); SQLite cannot bind them, so they are refused up front.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(
+            f"{what} is not valid UTF-8 text (character {exc.start + 1} is an undecodable byte)"
+        ) from None
+    return text
 
 
 def normalize(text: str) -> str:
@@ -80,8 +97,13 @@ def index_text(text: str) -> str:
 
 
 def latin_words(text: str) -> list[str]:
-    """Non-CJK words, casefolded (digits included), in order."""
-    return [w.casefold() for w in _WORD.findall(normalize(text))]
+    """Non-CJK words (digits included), in order, in their case.
+
+    Case is left to FTS5: unicode61 folds query terms exactly as it folded the index, while
+    Python's ``casefold`` turns ``ß`` into ``ss`` and knows letters newer than unicode61's
+    tables, so a term folded here could miss "Straße" in the index.
+    """
+    return _WORD.findall(normalize(text))
 
 
 def cjk_runs(text: str) -> list[str]:

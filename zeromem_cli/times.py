@@ -16,6 +16,8 @@ Clock = Callable[[], datetime]
 
 _DURATION = re.compile(r"^\s*(\d{1,9})\s*([smhdw])\s*$", re.IGNORECASE)
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+# A bound that keeps ``now +/- duration`` inside datetime's range (years 1..9999).
+MAX_DURATION_SECONDS = 1000 * 366 * 86400
 
 
 def utcnow() -> datetime:
@@ -41,7 +43,10 @@ def from_iso(text: str) -> datetime:
         raise InvalidInputError(f"not an ISO-8601 date or time: {text!r}") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+    try:
+        return moment.astimezone(timezone.utc)
+    except OverflowError:  # 9999-12-31T23:59-01:00 is past year 9999 in UTC
+        raise InvalidInputError(f"date out of range: {text!r}") from None
 
 
 def parse_duration(text: str) -> timedelta:
@@ -52,7 +57,10 @@ def parse_duration(text: str) -> timedelta:
             f"not a duration: {text!r} (use a number and a unit: 30s, 15m, 24h, 7d, 2w)"
         )
     amount, unit = int(match.group(1)), match.group(2).lower()
-    return timedelta(seconds=amount * _UNIT_SECONDS[unit])
+    seconds = amount * _UNIT_SECONDS[unit]
+    if seconds > MAX_DURATION_SECONDS:
+        raise InvalidInputError(f"duration too long: {text!r} (at most 1000 years)")
+    return timedelta(seconds=seconds)
 
 
 def is_duration(text: str) -> bool:

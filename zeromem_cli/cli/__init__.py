@@ -64,6 +64,7 @@ class ZeromemGroup(TyperGroup):
         **extra: Any,
     ) -> Any:
         try:
+            _require_utf8_arguments(sys.argv[1:] if args is None else args)
             result = super().main(
                 args=args,
                 prog_name=prog_name or "zeromem",
@@ -81,6 +82,9 @@ class ZeromemGroup(TyperGroup):
         except ZeromemError as exc:
             render.error(str(exc))
             code = exc.exit_code
+        except UnicodeEncodeError as exc:  # undecodable bytes from the environment
+            render.error(f"input is not valid UTF-8 ({exc.reason}); nothing was stored")
+            code = EXIT_USAGE
         except typer.TyperException as exc:
             render.error(str(exc))
             code = getattr(exc, "exit_code", EXIT_ERROR)
@@ -104,6 +108,15 @@ class ZeromemGroup(TyperGroup):
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+def _require_utf8_arguments(args: Any) -> None:
+    """Undecodable bytes in argv arrive as lone surrogates: refuse them before any work."""
+    from zeromem_cli.text import require_utf8
+
+    for number, arg in enumerate(args or (), start=1):
+        if isinstance(arg, str):
+            require_utf8(arg, f"argument {number}")
 
 
 app = typer.Typer(

@@ -44,6 +44,12 @@ TtlOption = Annotated[
     Optional[str],
     typer.Option("--ttl", help="Expire after 30s, 15m, 24h, 7d, 2w, or at an ISO date."),
 ]
+AllowSecretOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-secret", help="Store text even if it looks like a password, key or token."
+    ),
+]
 IdArgument = Annotated[int, typer.Argument(help="Memory id.", min=1, show_default=False)]
 
 
@@ -70,6 +76,7 @@ def add(
         bool,
         typer.Option("--merge", help="If a similar memory exists, make this its next version."),
     ] = False,
+    allow_secret: AllowSecretOption = False,
     as_json: JsonOption = False,
     db: DbOption = None,
     user: UserOption = None,
@@ -89,9 +96,10 @@ def add(
             importance=importance,
             pinned=True if pin else None,
             meta=parse_meta(meta),
-            ttl=ttl or config.get("add.default_ttl") or None,
+            ttl=ttl if ttl is not None else (config.get("add.default_ttl") or None),
             allow_duplicate=allow_duplicate,
             merge=merge,
+            allow_secret=allow_secret,
         )
         record_operation(store, "add", 1, enabled=config.get("log.enabled"))
     memory = result.memory
@@ -180,6 +188,7 @@ def update(
     ] = None,
     ttl: TtlOption = None,
     no_ttl: Annotated[bool, typer.Option("--no-ttl", help="Never expire.")] = False,
+    allow_secret: AllowSecretOption = False,
     as_json: JsonOption = False,
     db: DbOption = None,
     user: UserOption = None,
@@ -219,7 +228,7 @@ def update(
     if not changes:
         raise InvalidInputError("nothing to update: give new text or an option to change")
     with open_store(db, user, agent, session) as store:
-        memory = store.update(memory_id, **changes)
+        memory = store.update(memory_id, allow_secret=allow_secret, **changes)
     if as_json:
         render.memory(memory, render.OutputFormat.json)
     else:

@@ -7,6 +7,7 @@ signature and they work after the subcommand name: ``zeromem search foo --user a
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -27,6 +28,7 @@ DbOption = Annotated[
         help="Database file (default: the per-user data dir).",
         show_default=False,
         dir_okay=True,
+        readable=False,  # checked by db.connect: an unreadable file is exit 1, not a usage error
         rich_help_panel=SCOPE_PANEL,
     ),
 ]
@@ -111,11 +113,12 @@ def parse_meta(pairs: list[str] | None) -> dict[str, Any] | None:
 
 
 def _looks_numeric(raw: str) -> bool:
+    """A finite JSON-able number; "1e999", "inf" and "NaN" stay text (JSON has no such values)."""
     try:
-        float(raw)
+        number = float(raw)
     except ValueError:
         return False
-    return raw.strip() == raw and raw.lower() not in ("nan", "inf", "-inf", "infinity")
+    return raw.strip() == raw and math.isfinite(number) and raw[-1:].isdigit()
 
 
 def confirm_or_refuse(question: str, yes: bool) -> None:

@@ -18,7 +18,8 @@ from typing import Any
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.ingest.extract import Candidate, make_key
 from zeromem_cli.models import Memory
-from zeromem_cli.query import Filters, query_terms
+from zeromem_cli.query import Filters
+from zeromem_cli.similarity import features
 from zeromem_cli.store import MemoryStore
 from zeromem_cli.text import content_hash
 
@@ -102,14 +103,7 @@ class IngestReport:
 
 
 def _terms(text: str) -> set[str]:
-    return {_stem(t) for t in query_terms(text)}
-
-
-def _stem(term: str) -> str:
-    for suffix in ("ies", "es", "s"):
-        if len(term) > len(suffix) + 2 and term.endswith(suffix):
-            return term[: -len(suffix)]
-    return term
+    return set(features(text))
 
 
 def forget_matches(store: MemoryStore, target: str) -> list[Memory]:

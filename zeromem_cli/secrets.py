@@ -1,0 +1,332 @@
+"""Detecting and masking likely credentials in memory text.
+
+A memory store that agents write to is a place where API keys and passwords end up by
+accident ("the staging key is sk-..."), and from where they would later be pasted into a prompt.
+So writes refuse text that looks like a credential (``MemoryStore.write`` / ``update`` raise
+``SecretDetectedError`` unless ``allow_secret=True``), and output meant for a prompt can mask
+what is already stored with ``mask_secrets``.
+
+Every rule is a named regular expression for a credential with a recognisable shape (a vendor
+prefix, a PEM block, a JWT) or an assignment such as ``password=...``, plus an optional check
+of the captured value that keeps ordinary text quiet: hashes, UUIDs, version strings and prose
+about passwords do not match. Rules never see more than the text they are given and never
+echo a secret: a ``SecretMatch`` carries the rule name and a span, and messages name the rule.
+
+Public API, used by the store and by import / pack:
+``find_secrets(text) -> list[SecretMatch]``, ``mask_secrets(text) -> str``,
+``refuse_secrets({"content": text})`` (raises ``SecretDetectedError``) and ``RULES``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from zeromem_cli.errors import SecretDetectedError
+
+__all__ = [
+    "RULES",
+    "SecretMatch",
+    "SecretRule",
+    "find_secrets",
+    "has_secret",
+    "mask_secrets",
+    "refuse_secrets",
+]
+
+
+@dataclass(frozen=True)
+class SecretRule:
+    """One kind of credential: a pattern and, optionally, a check on the captured value.
+
+    When the pattern has a group named ``secret``, only that group is the secret (the
+    ``password=`` before it stays readable when masked); otherwise the whole match is.
+    """
+
+    name: str
+    description: str
+    pattern: re.Pattern[str]
+    check: Callable[[str], bool] | None = None
+
+
+@dataclass(frozen=True)
+class SecretMatch:
+    """Where a rule matched: ``text[span[0]:span[1]]`` is the secret. Never holds the secret."""
+
+    rule: str
+    description: str
+    span: tuple[int, int]
+
+    @property
+    def start(self) -> int:
+        return self.span[0]
+
+    @property
+    def end(self) -> int:
+        return self.span[1]
+
+
+# -- value checks ------------------------------------------------------------------------------
+
+_PLACEHOLDER = re.compile(
+    r"""^(?:
+        [$%<{\[(]          # $VAR, ${VAR}, %VAR%, <password>, {{ secret }}, [redacted], (hidden)
+        | \*+ | x+ | \.+ | -+ | _+ | \#+   # ****, xxxx, ..., ----
+        | (?:none|null|nil|true|false|empty|redacted|hidden|changeme_?later|required|optional
+           |string|str|example|placeholder|your[_-]?\w*|todo|tbd|unset|undefined|n/?a)$
+    )""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _shannon_entropy(value: str) -> float:
+    counts: dict[str, int] = {}
+    for char in value:
+        counts[char] = counts.get(char, 0) + 1
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def _not_placeholder(value: str) -> bool:
+    return not _PLACEHOLDER.match(value)
+
+
+def _password_value(value: str) -> bool:
+    """A password after ``=``: anything of 4+ characters that is not a placeholder."""
+    return len(value) >= 4 and _not_placeholder(value)
+
+
+def _password_after_colon(value: str) -> bool:
+    """After ``:`` prose is common ("Password: required", "secret: Tuesday"), so a short
+    plain word is taken for prose; digits, symbols or 12+ letters make it a password."""
+    return _password_value(value) and not (value.isalpha() and len(value) < 12)
+
+
+def _mixed_token(value: str) -> bool:
+    """A generated token mixes letters and digits (hyphenated words do not)."""
+    has_digit = any(c.isdigit() for c in value)
+    has_alpha = any(c.isalpha() for c in value)
+    return has_digit and has_alpha and _shannon_entropy(value) >= 3.0
+
+
+def _high_entropy(value: str) -> bool:
+    """An API key value: long, letters and digits, and close to random."""
+    return len(value) >= 16 and _mixed_token(value) and _shannon_entropy(value) >= 3.5
+
+
+def _not_all_hex_lower_or_upper(value: str) -> bool:
+    """Cloud secrets are base64: a pure hex string of that length is a hash, not a key."""
+    return not re.fullmatch(r"[0-9a-f]+|[0-9A-F]+", value) and _mixed_token(value)
+
+
+# -- the rules ---------------------------------------------------------------------------------
+
+# Characters that may continue a token: used as a right-hand boundary so "ghp_..." inside a
+# longer identifier is still one token, and "\b" is not fooled by a trailing "-".
+_END = r"(?![A-Za-z0-9_\-])"
+_START = r"(?<![A-Za-z0-9_\-])"
+_PASSWORD_NAME = (
+    r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.-])*"
+    r"(?:password|passwd|pwd|passphrase|secret{extra})(?![A-Za-z0-9])"
+)
+_KEY_NAME = (
+    r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.-])*"
+    r"(?:api[_-]?key|api[_-]?secret|apikey|access[_-]?token|auth[_-]?token|secret[_-]?key"
+    r"|client[_-]?secret|private[_-]?key|token)(?![A-Za-z0-9])"
+)
+# `name = value`, `name: value`, `"name": "value"`, `NAME='value'`; the value is group `secret`.
+_VALUE = r"""(?:"(?P<q1>[^"\n]{1,200})"|'(?P<q2>[^'\n]{1,200})'|(?P<bare>[^\s"',;&]{1,200}))"""
+_ASSIGN = r"""["']?\s*(?::=|=|:)\s*""" + _VALUE
+_ASSIGN_EQUALS = r"""["']?\s*:?=\s*""" + _VALUE
+_ASSIGN_COLON = r"""["']?\s*:\s*""" + _VALUE
+
+
+def _rule(
+    name: str,
+    description: str,
+    pattern: str,
+    check: Callable[[str], bool] | None = None,
+    flags: int = 0,
+) -> SecretRule:
+    return SecretRule(name, description, re.compile(pattern, flags), check)
+
+
+RULES: tuple[SecretRule, ...] = (
+    _rule(
+        "private_key",
+        "private key block",
+        r"-----BEGIN (?P<kind>(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
+        r"[\s\S]*?(?:-----END (?P=kind)-----|\Z)",
+    ),
+    _rule(
+        "aws_access_key_id",
+        "AWS access key id",
+        _START
+        + r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[A-Z0-9]{16}"
+        + _END,
+    ),
+    _rule(
+        "aws_secret_access_key",
+        "AWS secret access key",
+        r"(?i:aws)[A-Za-z0-9_.\-]{0,20}(?i:secret)[A-Za-z0-9_.\-]{0,20}"
+        + r"""["']?\s*(?::=|=|:|\s)\s*["']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])""",
+        _not_all_hex_lower_or_upper,
+    ),
+    _rule(
+        "github_token",
+        "GitHub token",
+        _START
+        + r"(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{50,255})"
+        + _END,
+    ),
+    _rule(
+        "gitlab_token",
+        "GitLab token",
+        _START + r"(?:glpat|gldt|glrt|glptt|glcbt|glft|glsoat)-[A-Za-z0-9_\-]{20,}" + _END,
+        _mixed_token,
+    ),
+    _rule(
+        "slack_token",
+        "Slack token",
+        _START + r"(?:xox[baprse]|xapp)-[A-Za-z0-9]{1,40}-[A-Za-z0-9\-]{8,}" + _END,
+    ),
+    _rule(
+        "slack_webhook",
+        "Slack webhook URL",
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/"
+        r"T[A-Za-z0-9]+/[A-Za-z0-9]+/[A-Za-z0-9]{16,}",
+    ),
+    _rule(
+        "anthropic_key",
+        "Anthropic API key",
+        _START + r"sk-ant-(?:[a-z]+\d\d-)?[A-Za-z0-9_\-]{32,}" + _END,
+    ),
+    _rule(
+        "openai_key",
+        "OpenAI API key",
+        _START + r"sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{32,}" + _END,
+        _mixed_token,
+    ),
+    _rule(
+        "google_api_key",
+        "Google API key",
+        _START + r"AIza[0-9A-Za-z_\-]{35}" + _END,
+    ),
+    _rule(
+        "stripe_key",
+        "Stripe secret key",
+        _START
+        + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"
+        + _END
+        + r"|"
+        + _START
+        + r"whsec_[0-9A-Za-z]{24,}"
+        + _END,
+    ),
+    _rule(
+        "jwt",
+        "JSON Web Token",
+        _START + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}" + _END,
+    ),
+    _rule(
+        "url_credentials",
+        "password in a URL",
+        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@]{1,100}:(?P<secret>[^\s/@]{3,200})@[^\s@]",
+        _not_placeholder,
+    ),
+    _rule(
+        "bearer_token",
+        "bearer token",
+        r"\b[Bb]earer\s+(?P<secret>[A-Za-z0-9._~+/\-]{20,}=*)",
+        _mixed_token,
+    ),
+    _rule(
+        "password_assignment",
+        "password assignment",
+        _PASSWORD_NAME.format(extra="|pass") + _ASSIGN_EQUALS,
+        _password_value,
+        re.IGNORECASE,
+    ),
+    _rule(
+        "password_assignment",
+        "password assignment",
+        _PASSWORD_NAME.format(extra="") + _ASSIGN_COLON,
+        _password_after_colon,
+        re.IGNORECASE,
+    ),
+    _rule(
+        "api_key_assignment",
+        "API key or token assignment",
+        _KEY_NAME + _ASSIGN,
+        _high_entropy,
+        re.IGNORECASE,
+    ),
+)
+
+
+def _secret_span(match: re.Match[str]) -> tuple[int, int]:
+    groups = match.re.groupindex
+    for name in ("secret", "q1", "q2", "bare"):
+        if name in groups and match.group(name) is not None:
+            return match.span(name)
+    return match.span()
+
+
+def find_secrets(text: str) -> list[SecretMatch]:
+    """Every likely credential in ``text``, in order of position; overlaps keep the first
+    rule listed in ``RULES`` (the most specific)."""
+    found: list[SecretMatch] = []
+    for rule in RULES:
+        for match in rule.pattern.finditer(text):
+            start, end = _secret_span(match)
+            if start == end:
+                continue
+            if rule.check is not None and not rule.check(text[start:end]):
+                continue
+            if any(start < other.end and other.start < end for other in found):
+                continue
+            found.append(SecretMatch(rule.name, rule.description, (start, end)))
+    return sorted(found, key=lambda m: m.span)
+
+
+def has_secret(text: str) -> bool:
+    return bool(find_secrets(text))
+
+
+def mask_secrets(text: str, template: str = "[secret: {rule}]") -> str:
+    """``text`` with every likely credential replaced by ``template`` (``{rule}`` is the
+    rule name): ``password=hunter22`` becomes ``password=[secret: password_assignment]``."""
+    matches = find_secrets(text)
+    if not matches:
+        return text
+    pieces: list[str] = []
+    position = 0
+    for match in matches:
+        pieces.append(text[position : match.start])
+        pieces.append(template.format(rule=match.rule))
+        position = match.end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def refuse_secrets(fields: Mapping[str, str | None], *, doing: str = "store") -> None:
+    """Raise ``SecretDetectedError`` naming the first field and rule that matched.
+
+    ``fields`` maps a field name ("content", "meta"...) to its text; None is skipped. Used by
+    the store on every write that does not allow secrets, and by import for each record.
+    """
+    for field, text in fields.items():
+        if not text:
+            continue
+        matches = find_secrets(text)
+        if not matches:
+            continue
+        rules = tuple(dict.fromkeys(m.rule for m in matches))
+        first = matches[0]
+        more = f" and {len(rules) - 1} other rule(s)" if len(rules) > 1 else ""
+        raise SecretDetectedError(
+            f"refusing to {doing} a likely secret in {field}: {first.description} "
+            f"(rule {first.rule}){more}; remove it, or pass --allow-secret to {doing} it anyway",
+            rules,
+        )
