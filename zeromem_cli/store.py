@@ -23,15 +23,14 @@ from zeromem_cli import migrations
 from zeromem_cli.db import connect, map_error
 from zeromem_cli.errors import InvalidInputError, NotFoundError, StoreError
 from zeromem_cli.models import HistoryEntry, Memory, Scope, WriteResult
-from zeromem_cli.query import Filters, build_match
+from zeromem_cli.query import Filters
+from zeromem_cli.search import BM25_WEIGHTS, DEFAULT_RANKING, Ranking, run_search
 from zeromem_cli.text import INDEX_VERSION, clean_content, content_hash, index_text
-from zeromem_cli.times import Clock, parse_expiry, to_iso, utcnow
+from zeromem_cli.times import Clock, from_iso, parse_expiry, to_iso, utcnow
 
 DEFAULT_CATEGORY = "general"
 DEFAULT_IMPORTANCE = 5
 DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
-# BM25 column weights: content, tags, category, key. Labels the user chose count more.
-BM25_WEIGHTS = (1.0, 2.0, 1.5, 3.0)
 
 _UNSET: Any = object()
 
@@ -396,6 +395,7 @@ class MemoryStore:
         agent: str | None = _UNSET,
         session: str | None = _UNSET,
         allow_duplicate: bool = False,
+        created_at: str | datetime | None = None,
     ) -> WriteResult:
         """Store a memory, saying what happened.
 
@@ -406,7 +406,11 @@ class MemoryStore:
         - identical content (NFKC, casefold, whitespace) live in this scope: nothing is added,
           the existing memory's updated_at is refreshed: ``duplicate``.
         - otherwise a new memory: ``added``.
+
+        ``created_at`` (import, benchmarks) dates a new memory in the past instead of now; it is
+        ignored when the write updates or matches an existing memory.
         """
+        created = _as_iso(created_at) if created_at is not None else None
         scope = Scope(
             self.scope.user if user is _UNSET else user,
             self.scope.agent if agent is _UNSET else agent,
@@ -475,8 +479,8 @@ class MemoryStore:
                 user=user_col,
                 agent=agent_col,
                 session=session_col,
-                created_at=now,
-                updated_at=now,
+                created_at=created or now,
+                updated_at=created or now,
             )
             cursor = conn.execute(
                 "INSERT INTO memories (uid, content, content_hash, category, tags, key, user, "
@@ -611,36 +615,27 @@ class MemoryStore:
         filters: Filters | None = None,
         *,
         fts: bool = False,
+        ranking: Ranking | None = None,
     ) -> builtins.list[Memory]:
         """Memories of this scope matching ``query``, best first; ``score`` set (higher is better).
 
-        ``fts=True`` passes ``query`` to FTS5 as the user's own MATCH expression.
+        ``fts=True`` passes ``query`` to FTS5 as the user's own MATCH expression. The query
+        processing and ranking live in ``zeromem_cli.search``; ``ranking`` tunes the latter.
         """
-        match = query if fts else build_match(query)
-        if not match or not match.strip():
-            return []
-        filters = filters or Filters()
-        where, params = filters.where(self.now())
-        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-        sql = (
-            f"SELECT m.*, bm25(memories_fts, {weights}) AS rank "
-            "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-            f"WHERE memories_fts MATCH :match AND {self._SCOPE_SQL} AND {where} "
-            "ORDER BY rank, m.id DESC LIMIT :limit"
-        )
-        params.update(match=match, limit=_check_limit(limit), **self._scope_params())
         try:
-            rows = self._conn.execute(sql, params).fetchall()
-        except sqlite3.OperationalError as exc:
-            if fts and ("fts5" in str(exc) or "syntax" in str(exc) or "no such column" in str(exc)):
-                raise InvalidInputError(f"invalid FTS5 expression: {exc}") from None
-            raise map_error(exc, self.path) from None
+            scored = run_search(
+                self._conn,
+                self.scope,
+                self.now(),
+                query,
+                limit=_check_limit(limit),
+                filters=filters or Filters(),
+                fts=fts,
+                ranking=ranking or DEFAULT_RANKING,
+            )
         except sqlite3.Error as exc:
             raise map_error(exc, self.path) from None
-        hits = [self._to_memory(r, score=-r["rank"]) for r in rows]
-        if filters.min_score is not None:
-            hits = [h for h in hits if (h.score or 0.0) >= filters.min_score]
-        return hits
+        return [self._to_memory(row, score=score) for row, score in scored]
 
     def history(self, memory_id: int) -> builtins.list[HistoryEntry]:
         """Every version of a memory, oldest first; the last one is the current version."""
@@ -695,10 +690,14 @@ class MemoryStore:
         return int(rows[0][0])
 
 
+def _as_iso(moment: str | datetime) -> str:
+    return to_iso(moment) if isinstance(moment, datetime) else to_iso(from_iso(moment))
+
+
 def _check_limit(limit: int) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidInputError(f"limit must be a positive integer, not {limit!r}")
     return limit
 
 
-__all__ = ["MemoryStore", "StoreError"]
+__all__ = ["BM25_WEIGHTS", "MemoryStore", "StoreError"]

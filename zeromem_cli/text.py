@@ -2,9 +2,10 @@
 
 SQLite's unicode61 tokenizer splits on spaces and punctuation, which is right for Latin scripts
 and useless for Chinese, Japanese and Korean, where a whole sentence is one run of letters. So
-before text reaches FTS5 every CJK run is rewritten as overlapping character bigrams
-(``周报发送`` -> ``周报 报发 发送``), and a one-character run is kept as a unigram. Queries are
-segmented by the same function, so a two-character word always meets its own bigram.
+before text reaches FTS5 every CJK run is rewritten as overlapping character bigrams followed by
+its single characters (``周报发送`` -> ``周报 报发 发送 周 报 发 送``). Queries are cut into the
+same bigrams (``query.py``), so a two-character word always meets its own bigram, and a
+one-character query meets the unigram.
 
 Changing what ``index_text`` produces changes the index: bump ``INDEX_VERSION`` and the store
 rebuilds the FTS table on next open.
@@ -16,7 +17,7 @@ import hashlib
 import re
 import unicodedata
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 
 # Han (incl. extension A, compatibility, extension B+), kana, hangul syllables and jamo.
 _CJK_CLASS = (
@@ -59,15 +60,23 @@ def has_cjk(text: str) -> bool:
     return bool(_CJK_CHAR.search(text))
 
 
-def cjk_grams(run: str) -> list[str]:
+def cjk_bigrams(run: str) -> list[str]:
     """Overlapping bigrams of a CJK run; a single character stays a unigram."""
     if len(run) == 1:
         return [run]
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+def cjk_grams(run: str) -> list[str]:
+    """What the index holds for a CJK run: its bigrams, then each character as a unigram, so a
+    two-character word matches its bigram and a one-character query still finds the run."""
+    if len(run) == 1:
+        return [run]
+    return cjk_bigrams(run) + list(run)
+
+
 def index_text(text: str) -> str:
-    """The form of ``text`` given to FTS5: Latin left for unicode61, CJK runs as bigrams."""
+    """The form of ``text`` given to FTS5: Latin left for unicode61, CJK runs as grams."""
     text = normalize(text)
     if not has_cjk(text):
         return text
