@@ -86,12 +86,21 @@ def locomo_recall(
 
 ABLATIONS = {
     "default": Ranking(),
-    "no prefix variants": Ranking(prefix=False),
-    "no verb variants": Ranking(variants=False),
+    "no coverage factor": Ranking(coverage=0.0),
     "no date factor": Ranking(date=0.0),
+    "no verb variants": Ranking(variants=False),
+    "no prefix variants": Ranking(prefix=False),
     "no importance/pin/recency": Ranking(importance=0.0, pinned=0.0, recency=0.0),
+    "pool 50 (not 150)": Ranking(pool=50),
     "BM25 only": Ranking(
-        prefix=False, variants=False, date=0.0, importance=0.0, pinned=0.0, recency=0.0
+        prefix=False,
+        variants=False,
+        coverage=0.0,
+        date=0.0,
+        importance=0.0,
+        pinned=0.0,
+        recency=0.0,
+        pool=0,
     ),
 }
 

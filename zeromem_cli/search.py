@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.lexicon import MONTHS
+from zeromem_cli.lexicon import IRREGULAR_FORMS, MONTHS
 from zeromem_cli.models import Scope
-from zeromem_cli.query import Filters, build_match
-from zeromem_cli.text import normalize
+from zeromem_cli.query import PREFIX_MIN_LENGTH, Filters, build_match, query_terms
+from zeromem_cli.text import cjk_grams, cjk_runs, latin_words, normalize
 from zeromem_cli.times import from_iso
 
 # BM25 column weights: content, tags, category, key. Labels the user chose count more.
@@ -37,12 +37,13 @@ BM25_WEIGHTS = (1.0, 2.0, 1.5, 3.0)
 class Ranking:
     """How candidates are re-scored. Each weight is the most a factor can add (0.1 = +10%)."""
 
-    date: float = 0.5  # created within a period the query names
+    coverage: float = 1.0  # holding every query word adds this times the best candidate's score
+    date: float = 1.0  # created within a period the query names (day, month, year...)
     importance: float = 0.05  # importance 10 vs 5 (importance 0 loses as much)
     pinned: float = 0.1
     recency: float = 0.05  # created now vs long ago
     recency_half_life_days: float = 30.0
-    pool: int = 50  # candidates re-scored beyond ``limit``
+    pool: int = 150  # candidates re-scored beyond ``limit``
     prefix: bool = True  # prefix variants of query words
     variants: bool = True  # irregular verb forms of query words
 
@@ -68,7 +69,11 @@ def run_search(
     ``fts=True``: ``query`` is the user's own FTS5 expression; a malformed one raises
     InvalidInputError. sqlite3 errors otherwise propagate for the store to map.
     """
-    match = query if fts else build_match(query, prefix=ranking.prefix, variants=ranking.variants)
+    hint = date_hint(query, now) if not fts else None
+    if fts:
+        match: str | None = query
+    else:
+        match = build_match(query, prefix=ranking.prefix, variants=ranking.variants)
     if not match or not match.strip():
         return []
     where, params = filters.where(now)
@@ -94,8 +99,17 @@ def run_search(
         if fts and ("fts5" in text or "syntax" in text or "no such column" in text):
             raise InvalidInputError(f"invalid FTS5 expression: {text}") from None
         raise
-    in_period = date_hint(query, now) if not fts else None
-    scored = [(row, _score(row, now, ranking, in_period)) for row in rows]
+    in_period = hint.test if hint is not None else None
+    words = query_terms(query) if not fts and ranking.coverage else []
+    coverage = _coverage(words, rows)
+    base = [_score(row, now, ranking, in_period) for row in rows]
+    # Coverage is added on the scale of the best candidate: holding the whole query is worth
+    # ``ranking.coverage`` times the top score, whatever the query's BM25 magnitude.
+    top = max(base, default=0.0)
+    scored = [
+        (row, score + ranking.coverage * top * share)
+        for row, score, share in zip(rows, base, coverage, strict=True)
+    ]
     scored.sort(key=lambda pair: (-pair[1], -pair[0]["id"]))
     if filters.min_score is not None:
         scored = [pair for pair in scored if pair[1] >= filters.min_score]
@@ -118,6 +132,46 @@ def _score(
     if in_period is not None and in_period(row["created_at"]):
         factor *= 1.0 + ranking.date
     return relevance * factor
+
+
+# -- how much of the query a memory holds ------------------------------------------------------
+
+_SUFFIXES = ("ing", "ed", "es", "s", "ly", "er")
+
+
+def _crude_stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def present(words: list[str], row: sqlite3.Row) -> list[bool]:
+    """Which query words (Latin words, CJK bigrams) the memory's text holds."""
+    text = " ".join((row["content"], row["tags"], row["category"], row["key"] or ""))
+    tokens = set(latin_words(text))
+    for run in cjk_runs(text):
+        tokens.update(cjk_grams(run))
+    stems = {_crude_stem(t) for t in tokens}
+    return [
+        word in tokens
+        or _crude_stem(word) in stems
+        or any(form in tokens for form in IRREGULAR_FORMS.get(word, ()))
+        or (len(word) >= PREFIX_MIN_LENGTH and any(t.startswith(word) for t in tokens))
+        for word in words
+    ]
+
+
+def _coverage(words: list[str], rows: list[sqlite3.Row]) -> list[float]:
+    """For each candidate, the share of the query words it holds.
+
+    BM25 adds up term scores, so one very rare word can outweigh three ordinary ones; this
+    factor makes a memory holding more of the question rank above one holding less.
+    """
+    if not words or not rows:
+        return [0.0] * len(rows)
+    matrix = [present(words, row) for row in rows]
+    return [sum(hits) / len(words) for hits in matrix]
 
 
 # -- dates named in a query -------------------------------------------------------------------
@@ -148,8 +202,15 @@ _RELATIVE = {
 _RELATIVE_RE = re.compile(r"\b(" + "|".join(_RELATIVE) + r")\b", re.IGNORECASE)
 
 
-def date_hint(query: str, now: datetime) -> Callable[[str], bool] | None:
-    """A test "was this memory created in a period the query names?", or None if it names none.
+@dataclass(frozen=True)
+class DateHint:
+    """The periods a query names: ``test(created_at)`` says whether a memory falls in one."""
+
+    test: Callable[[str], bool]
+
+
+def date_hint(query: str, now: datetime) -> DateHint | None:
+    """The periods a query names ("was this memory created then?"), or None if it names none.
 
     Understands month names with an optional day and year ("May 2023", "7 May", "in August"),
     bare years ("2022"), ISO dates and a few relative periods ("yesterday", "last week").
@@ -181,7 +242,9 @@ def date_hint(query: str, now: datetime) -> Callable[[str], bool] | None:
     for found in _YEAR.finditer(text):
         if not any(a <= found.start() < b for a, b in covered):
             prefixes.append(found.group(0))
+            covered.append(found.span())
     for found in _RELATIVE_RE.finditer(text):
+        covered.append(found.span())
         back, length = _RELATIVE[found.group(1).lower()]
         start = (now - timedelta(days=back)).date()
         end = start + timedelta(days=length)
@@ -197,7 +260,7 @@ def date_hint(query: str, now: datetime) -> Callable[[str], bool] | None:
         month_of, day_of = int(created_at[5:7]), int(created_at[8:10])
         return any(m == month_of and (d is None or d == day_of) for m, d in months)
 
-    return test
+    return DateHint(test)
 
 
 __all__ = ["BM25_WEIGHTS", "DEFAULT_RANKING", "Ranking", "date_hint", "run_search"]
