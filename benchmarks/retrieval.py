@@ -30,6 +30,7 @@ from pathlib import Path
 
 from benchmarks.datasets import CATEGORY_NAMES, REPO, Conversation, load_chinese, load_locomo
 from zeromem_cli import MemoryStore
+from zeromem_cli.lexicon import ENGLISH_STOP_WORDS
 from zeromem_cli.search import Ranking
 from zeromem_cli.text import INDEX_VERSION
 
@@ -172,19 +173,21 @@ def print_chinese(scores: dict[str, float]) -> None:
 # -- Speed ----------------------------------------------------------------------------------
 
 _SYLLABLES = "ka ri to mo ne sa lu vi den por tal mex bri qua zon fel gar hin".split()
+STOP_RANKS = 100
 _HAN = "周报会议项目数据客户发送时间系统服务部署测试文档用户需求设计开发上线版本计划预算合同"
 
 
 def _vocabulary(rng: random.Random, size: int) -> list[str]:
+    """Zipf ranks: English stop words first (as in real text), then invented content words."""
     words: set[str] = set()
     while len(words) < size:
         words.add("".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4))))
-    return sorted(words)
+    return sorted(ENGLISH_STOP_WORDS)[:STOP_RANKS] + sorted(words)
 
 
 def synthetic_db(count: int) -> Path:
     """A database of ``count`` generated memories (Zipf-like words, some Chinese), cached."""
-    path = CACHE / f"synthetic-{count}-v{INDEX_VERSION}.db"
+    path = CACHE / f"synthetic-{count}-v{INDEX_VERSION}-s{STOP_RANKS}.db"
     if path.is_file():
         return path
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -218,11 +221,15 @@ def search_latency(count: int, queries: int) -> dict[str, float]:
     vocab = _vocabulary(random.Random(20261130), 20_000)
     texts = []
     for _ in range(queries):
-        # Natural-ish queries: a few words, common and rare mixed, sometimes Chinese.
-        words = [rng.choice(vocab[: rng.choice((50, 2000, 20_000))]) for _ in range(3)]
+        # Natural-ish queries: a question with two or three content words, from the most common
+        # content words (each in ~2% of memories) to rare ones, sometimes Chinese.
+        words = [
+            rng.choice(vocab[STOP_RANKS : STOP_RANKS + rng.choice((500, 5000, 20_000))])
+            for _ in range(rng.randint(2, 3))
+        ]
         if rng.random() < 0.2:
             words = ["".join(rng.choices(_HAN, k=4))]
-        texts.append("what about " + " ".join(words) + "?")
+        texts.append("what do we know about the " + " ".join(words) + "?")
     with MemoryStore(path) as store:
         for text in texts[:20]:  # warm the page cache
             store.search(text)
@@ -259,7 +266,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--ablation", action="store_true", help="Also LoCoMo with each ranking feature off."
     )
-    parser.add_argument("--memories", type=int, default=100_000, help="Size of the speed DB.")
+    parser.add_argument(
+        "--memories", type=int, default=None, help="Size of the speed DB (100000; quick: 2000)."
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="zeromem-bench-") as tmp:
         workdir = Path(tmp)
@@ -289,7 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print_chinese(scores)
     if not args.no_speed:
         print()
-        count = 2_000 if args.quick else args.memories
+        count = args.memories or (2_000 if args.quick else 100_000)
         print(f"Search latency, in process, synthetic database of {count} memories")
         print_speed(search_latency(count, 50 if args.quick else 500))
     sys.stdout.flush()

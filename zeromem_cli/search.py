@@ -26,7 +26,7 @@ from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.lexicon import IRREGULAR_FORMS, MONTHS
 from zeromem_cli.models import Scope
 from zeromem_cli.query import PREFIX_MIN_LENGTH, Filters, build_match, query_terms
-from zeromem_cli.text import cjk_grams, cjk_runs, latin_words, normalize
+from zeromem_cli.text import fold, latin_words, normalize
 from zeromem_cli.times import from_iso
 
 # BM25 column weights: content, tags, category, key. Labels the user chose count more.
@@ -92,13 +92,9 @@ def run_search(
         s_agent=agent,
         s_session=session,
     )
-    try:
-        rows = conn.execute(sql, params).fetchall()
-    except sqlite3.OperationalError as exc:
-        text = str(exc)
-        if fts and ("fts5" in text or "syntax" in text or "no such column" in text):
-            raise InvalidInputError(f"invalid FTS5 expression: {text}") from None
-        raise
+    if fts:
+        check_fts_expression(query)
+    rows = conn.execute(sql, params).fetchall()
     in_period = hint.test if hint is not None else None
     words = query_terms(query) if not fts and ranking.coverage else []
     coverage = _coverage(words, rows)
@@ -114,6 +110,22 @@ def run_search(
     if filters.min_score is not None:
         scored = [pair for pair in scored if pair[1] >= filters.min_score]
     return scored[:limit]
+
+
+def check_fts_expression(expression: str) -> None:
+    """Raise InvalidInputError when ``expression`` is not a valid FTS5 query for our columns.
+
+    It is tried on an empty in-memory table with the same columns, so a malformed expression is
+    told apart from a real database error (locked, unreadable) by construction, not by message.
+    """
+    probe = sqlite3.connect(":memory:")
+    try:
+        probe.execute("CREATE VIRTUAL TABLE memories_fts USING fts5(content, tags, category, key)")
+        probe.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?", (expression,))
+    except sqlite3.Error as exc:
+        raise InvalidInputError(f"invalid FTS5 expression: {exc}") from None
+    finally:
+        probe.close()
 
 
 def _score(
@@ -147,19 +159,26 @@ def _crude_stem(word: str) -> str:
 
 
 def present(words: list[str], row: sqlite3.Row) -> list[bool]:
-    """Which query words (Latin words, CJK bigrams) the memory's text holds."""
-    text = " ".join((row["content"], row["tags"], row["category"], row["key"] or ""))
-    tokens = set(latin_words(text))
-    for run in cjk_runs(text):
-        tokens.update(cjk_grams(run))
-    stems = {_crude_stem(t) for t in tokens}
-    return [
-        word in tokens
-        or _crude_stem(word) in stems
-        or any(form in tokens for form in IRREGULAR_FORMS.get(word, ()))
-        or (len(word) >= PREFIX_MIN_LENGTH and any(t.startswith(word) for t in tokens))
-        for word in words
-    ]
+    """Which query words (Latin words, CJK bigrams) the memory's text holds.
+
+    A word counts when it, its crude stem or an irregular form occurs in the text; words of
+    four letters or more may also start a longer word (as the prefix variant in the query).
+    """
+    text = " " + fold(" ".join((row["content"], row["tags"], row["category"], row["key"] or "")))
+    tokens: set[str] | None = None
+    result = []
+    for word in map(fold, words):
+        if len(word) >= PREFIX_MIN_LENGTH or not word.isascii():
+            stem = _crude_stem(word)
+            hit = stem in text
+        else:  # short words must be whole words: "art" is not in "start"
+            if tokens is None:
+                tokens = set(latin_words(text))
+            hit = word in tokens or _crude_stem(word) in tokens
+        if not hit:
+            hit = any(form in text for form in IRREGULAR_FORMS.get(word, ()))
+        result.append(hit)
+    return result
 
 
 def _coverage(words: list[str], rows: list[sqlite3.Row]) -> list[float]:

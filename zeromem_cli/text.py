@@ -40,6 +40,12 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text)
 
 
+def fold(text: str) -> str:
+    """Casefolded, without diacritics (``Café`` -> ``cafe``), as the index compares words."""
+    decomposed = unicodedata.normalize("NFKD", normalize(text).casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 def clean_content(text: str) -> str:
     """What is stored: CRLF folded to LF, control characters removed, ends trimmed.
 
