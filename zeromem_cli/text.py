@@ -13,6 +13,7 @@ rebuilds the FTS table on next open.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -31,6 +32,7 @@ _CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
 # Word characters that are not CJK: Latin, Cyrillic, digits... (underscore splits words).
 _WORD = re.compile(f"(?:(?![{_CJK_CLASS}])[^\\W_])+")
 _SPACE = re.compile(r"\s+")
+_LATIN_ACCENTED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
 # C0/C1 control characters other than tab and newline, plus NUL: never stored.
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
@@ -41,9 +43,17 @@ def normalize(text: str) -> str:
 
 
 def fold(text: str) -> str:
-    """Casefolded, without diacritics (``Café`` -> ``cafe``), as the index compares words."""
-    decomposed = unicodedata.normalize("NFKD", normalize(text).casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    """Casefolded, accents of Latin letters removed (``Café`` -> ``cafe``), as the index
+    compares words. Other scripts are left alone (kana voicing marks are not accents)."""
+    text = normalize(text).casefold()
+    if text.isascii():
+        return text
+    return _LATIN_ACCENTED.sub(lambda m: _strip_accents(m.group(0)), text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _strip_accents(char: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
 
 
 def clean_content(text: str) -> str:
