@@ -1,9 +1,21 @@
 """User text -> a safe FTS5 MATCH expression.
 
-User text never reaches MATCH raw: it is cut into words (Latin) and bigrams (CJK), stop words
-are dropped so "when is the report sent?" searches for ``report`` and ``sent``, and every term is
-double-quoted and OR-ed. A quoted string is a plain phrase to FTS5, so no input can produce a
-syntax error or an operator. BM25 then ranks memories that match more terms higher.
+User text never reaches MATCH raw. It is cut into words (Latin scripts) and pieces of CJK runs;
+stop words (``lexicon``) are dropped so "when is the weekly report sent?" searches for
+``weekly``, ``report`` and ``sent``; every term is double-quoted (a quoted string is a plain
+phrase to FTS5, so no input can produce a syntax error or an operator) and the terms are OR-ed,
+so BM25 ranks memories that match more of the query higher.
+
+Each Latin word also brings:
+- a prefix variant (``"report"*``) when it is long enough, so ``config`` finds
+  ``configuration``; a memory with the exact word matches both and ranks above one matching
+  only the prefix;
+- the other forms of an irregular English verb (``go`` -> ``went``, ``gone``), which the
+  porter stemmer in the index cannot connect.
+
+CJK runs are split at question words and particles, then cut into the overlapping bigrams the
+index holds (``周报发送`` -> ``周报 报发 发送``); a one-character piece is searched as the
+unigram the index also holds.
 """
 
 from __future__ import annotations
@@ -13,44 +25,55 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from zeromem_cli.text import CJK_RUN, cjk_grams, cjk_runs, latin_words, normalize
+from zeromem_cli.lexicon import (
+    CHINESE_STOP_PHRASES,
+    CJK_PARTICLES,
+    CJK_WEAK_CHARACTERS,
+    ENGLISH_STOP_WORDS,
+    IRREGULAR_FORMS,
+)
+from zeromem_cli.text import CJK_RUN, cjk_bigrams, cjk_runs, latin_words, normalize
 from zeromem_cli.times import to_iso
 
-ENGLISH_STOP_WORDS = frozenset(
-    """a about above after again against all am an and any are aren't as at be because been
-    before being below between both but by can can't cannot could did do does doing don't down
-    during each few for from further had has have having he her here hers herself him himself
-    his how i if in into is isn't it its itself just let me more most my myself no nor not now of
-    off on once only or other ought our ours ourselves out over own same she should so some such
-    than that the their theirs them themselves then there these they this those through to too
-    under until up very was we were what when where which while who whom why will with would you
-    your yours yourself yourselves s t d ll m re ve tell know remember please did does""".split()
-)
-
-# Chinese function words and question words, longest first so 什么时候 wins over 什么.
-CHINESE_STOP_WORDS = sorted(
-    """什么时候 为什么 怎么样 是不是 有没有 什么 怎么 哪里 哪儿 哪个 哪些 多少 几点 时候 请问 告诉
-    我们 你们 他们 她们 它们 自己 这个 那个 这些 那些 一下 一个 可以 应该 需要 是否 还是 或者
-    以及 还有 就是 但是 因为 所以 如果 关于 的 了 吗 呢 吧 啊 呀 么 是 在 和 与 及 或 也 都 就 还
-    我 你 他 她 它 把 被 给 让 向 从 对 到 又 很 该 要 会 能 得 地 着 过 这 那 哪 谁 几""".split(),
-    key=len,
-    reverse=True,
-)
+# Shortest word that also gets a prefix variant: shorter prefixes match too much.
+PREFIX_MIN_LENGTH = 4
+# A runaway query (a pasted document) is cut to this many terms: more adds time, not recall.
+MAX_TERMS = 64
 
 
-def _strip_chinese_stop_words(run: str) -> list[str]:
-    """Split a CJK run at its stop words, keeping the content pieces."""
+def _split_cjk_run(run: str) -> list[str]:
+    """Split a CJK run at its question words and particles, keeping the content pieces."""
     pieces = [run]
-    for word in CHINESE_STOP_WORDS:
-        next_pieces: list[str] = []
-        for piece in pieces:
-            next_pieces.extend(p for p in piece.split(word) if p)
-        pieces = next_pieces
-    return pieces
+    for phrase in CHINESE_STOP_PHRASES:
+        pieces = [p for piece in pieces for p in piece.split(phrase) if p]
+    split: list[str] = []
+    for piece in pieces:
+        current = ""
+        for char in piece:
+            if char in CJK_PARTICLES:
+                if current:
+                    split.append(current)
+                current = ""
+            else:
+                current += char
+        if current:
+            split.append(current)
+    return [p for p in split if not (len(p) == 1 and p in CJK_WEAK_CHARACTERS)]
+
+
+@dataclass(frozen=True)
+class Term:
+    """One search term: the text FTS5 sees and how it may match."""
+
+    text: str
+    prefix: bool = False
+
+    def expression(self) -> str:
+        return quote(self.text) + ("*" if self.prefix else "")
 
 
 def query_terms(text: str, *, drop_stop_words: bool = True) -> list[str]:
-    """The distinct search terms of ``text``, in order: Latin words and CJK bigrams."""
+    """The distinct content terms of ``text``, in order: Latin words and CJK grams."""
     terms: list[str] = []
     latin_part = CJK_RUN.sub(" ", normalize(text))
     for word in latin_words(latin_part):
@@ -58,13 +81,26 @@ def query_terms(text: str, *, drop_stop_words: bool = True) -> list[str]:
             continue
         terms.append(word)
     for run in cjk_runs(text):
-        pieces = _strip_chinese_stop_words(run) if drop_stop_words else [run]
+        pieces = _split_cjk_run(run) if drop_stop_words else [run]
         for piece in pieces:
-            terms.extend(cjk_grams(piece))
+            terms.extend(cjk_bigrams(piece) if len(piece) > 1 else [piece])
     distinct: dict[str, str] = {}  # "Report" and "report" are one term to FTS5
     for term in terms:
         distinct.setdefault(term.lower(), term)
     return list(distinct.values())
+
+
+def expand_terms(words: Sequence[str], *, prefix: bool = True, variants: bool = True) -> list[Term]:
+    """Search terms for ``words``: each word, its prefix variant, its irregular forms."""
+    terms: list[Term] = []
+    for word in words:
+        terms.append(Term(word))
+        latin = not CJK_RUN.search(word)
+        if prefix and latin and len(word) >= PREFIX_MIN_LENGTH and not word.isdigit():
+            terms.append(Term(word, prefix=True))
+        if variants and latin:
+            terms.extend(Term(form) for form in IRREGULAR_FORMS.get(word, ()))
+    return list(dict.fromkeys(terms))[:MAX_TERMS]
 
 
 def quote(term: str) -> str:
@@ -72,16 +108,17 @@ def quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def build_match(text: str) -> str | None:
+def build_match(text: str, *, prefix: bool = True, variants: bool = True) -> str | None:
     """An FTS5 expression OR-ing the quoted terms of ``text``; None when it has no terms.
 
     If every word is a stop word ("what is it?"), the stop words themselves are searched
     rather than returning nothing.
     """
-    terms = query_terms(text) or query_terms(text, drop_stop_words=False)
-    if not terms:
+    words = query_terms(text) or query_terms(text, drop_stop_words=False)
+    if not words:
         return None
-    return " OR ".join(quote(t) for t in terms)
+    terms = expand_terms(words, prefix=prefix, variants=variants)
+    return " OR ".join(t.expression() for t in terms)
 
 
 @dataclass

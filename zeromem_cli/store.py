@@ -23,7 +23,8 @@ from zeromem_cli import migrations
 from zeromem_cli.db import connect, map_error, retry_busy
 from zeromem_cli.errors import InvalidInputError, NotFoundError, StoreError
 from zeromem_cli.models import HistoryEntry, Memory, Scope, WriteResult
-from zeromem_cli.query import Filters, build_match
+from zeromem_cli.query import Filters
+from zeromem_cli.search import BM25_WEIGHTS, DEFAULT_RANKING, Ranking, run_search
 from zeromem_cli.text import (
     INDEX_VERSION,
     clean_content,
@@ -36,8 +37,6 @@ from zeromem_cli.times import Clock, from_iso, parse_expiry, to_iso, utcnow
 DEFAULT_CATEGORY = "general"
 DEFAULT_IMPORTANCE = 5
 DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
-# BM25 column weights: content, tags, category, key. Labels the user chose count more.
-BM25_WEIGHTS = (1.0, 2.0, 1.5, 3.0)
 
 if TYPE_CHECKING:
     from zeromem_cli.pack import PackResult
@@ -508,7 +507,11 @@ class MemoryStore:
 
         Text that looks like a credential raises ``SecretDetectedError`` (nothing is written)
         unless ``allow_secret``.
+
+        ``created_at`` (import, benchmarks) dates a new memory in the past instead of now; it is
+        ignored when the write updates or matches an existing memory.
         """
+        created = _as_iso(created_at) if created_at is not None else None
         scope = Scope(
             self.scope.user if user is _UNSET else user,
             self.scope.agent if agent is _UNSET else agent,
@@ -601,8 +604,8 @@ class MemoryStore:
                 user=user_col,
                 agent=agent_col,
                 session=session_col,
-                created_at=now,
-                updated_at=now,
+                created_at=created or now,
+                updated_at=created or now,
             )
             cursor = conn.execute(
                 "INSERT INTO memories (uid, content, content_hash, category, tags, key, user, "
@@ -761,36 +764,30 @@ class MemoryStore:
         filters: Filters | None = None,
         *,
         fts: bool = False,
+        ranking: Ranking | None = None,
     ) -> builtins.list[Memory]:
         """Memories of this scope matching ``query``, best first; ``score`` set (higher is better).
 
-        ``fts=True`` passes ``query`` to FTS5 as the user's own MATCH expression.
+        ``fts=True`` passes ``query`` to FTS5 as the user's own MATCH expression. The query
+        processing and ranking live in ``zeromem_cli.search``; ``ranking`` tunes the latter.
         """
-        match = require_utf8(query, "query") if fts else build_match(require_utf8(query, "query"))
-        if not match or not match.strip():
-            return []
-        filters = filters or Filters()
-        where, params = filters.where(self.now())
-        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-        sql = (
-            f"SELECT m.*, bm25(memories_fts, {weights}) AS rank "
-            "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-            f"WHERE memories_fts MATCH :match AND {self._SCOPE_SQL} AND {where} "
-            "ORDER BY rank, m.id DESC LIMIT :limit"
-        )
-        params.update(match=match, limit=_check_limit(limit), **self._scope_params())
+        query = require_utf8(query, "query")
         try:
-            rows = retry_busy(lambda: self._conn.execute(sql, params).fetchall())
-        except sqlite3.OperationalError as exc:
-            if fts and ("fts5" in str(exc) or "syntax" in str(exc) or "no such column" in str(exc)):
-                raise InvalidInputError(f"invalid FTS5 expression: {exc}") from None
-            raise map_error(exc, self.path) from None
+            scored = retry_busy(
+                lambda: run_search(
+                    self._conn,
+                    self.scope,
+                    self.now(),
+                    query,
+                    limit=_check_limit(limit),
+                    filters=filters or Filters(),
+                    fts=fts,
+                    ranking=ranking or DEFAULT_RANKING,
+                )
+            )
         except sqlite3.Error as exc:
             raise map_error(exc, self.path) from None
-        hits = [self._to_memory(r, score=-r["rank"]) for r in rows]
-        if filters.min_score is not None:
-            hits = [h for h in hits if (h.score or 0.0) >= filters.min_score]
-        return hits
+        return [self._to_memory(row, score=score) for row, score in scored]
 
     def history(self, memory_id: int) -> builtins.list[HistoryEntry]:
         """Every version of a memory, oldest first; the last one is the current version."""
@@ -899,10 +896,14 @@ def _refuse_secrets(fields: dict[str, Any]) -> None:
     )
 
 
+def _as_iso(moment: str | datetime) -> str:
+    return to_iso(moment) if isinstance(moment, datetime) else to_iso(from_iso(moment))
+
+
 def _check_limit(limit: int) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidInputError(f"limit must be a positive integer, not {limit!r}")
     return min(limit, MAX_ID)  # SQLite integers are 64-bit: a huge limit means "all"
 
 
-__all__ = ["MemoryStore", "StoreError"]
+__all__ = ["BM25_WEIGHTS", "MemoryStore", "StoreError"]

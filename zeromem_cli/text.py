@@ -2,9 +2,10 @@
 
 SQLite's unicode61 tokenizer splits on spaces and punctuation, which is right for Latin scripts
 and useless for Chinese, Japanese and Korean, where a whole sentence is one run of letters. So
-before text reaches FTS5 every CJK run is rewritten as overlapping character bigrams
-(``周报发送`` -> ``周报 报发 发送``), and a one-character run is kept as a unigram. Queries are
-segmented by the same function, so a two-character word always meets its own bigram.
+before text reaches FTS5 every CJK run is rewritten as overlapping character bigrams followed by
+its single characters (``周报发送`` -> ``周报 报发 发送 周 报 发 送``). Queries are cut into the
+same bigrams (``query.py``), so a two-character word always meets its own bigram, and a
+one-character query meets the unigram.
 
 Changing what ``index_text`` produces changes the index: bump ``INDEX_VERSION`` and the store
 rebuilds the FTS table on next open.
@@ -12,13 +13,14 @@ rebuilds the FTS table on next open.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
 
 from zeromem_cli.errors import InvalidInputError
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 
 # Han (incl. extension A, compatibility, extension B+), kana, hangul syllables and jamo.
 _CJK_CLASS = (
@@ -32,6 +34,7 @@ _CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
 # Word characters that are not CJK: Latin, Cyrillic, digits... (underscore splits words).
 _WORD = re.compile(f"(?:(?![{_CJK_CLASS}])[^\\W_])+")
 _SPACE = re.compile(r"\s+")
+_LATIN_ACCENTED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
 # C0/C1 control characters other than tab and newline, plus NUL: never stored.
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
@@ -54,6 +57,20 @@ def require_utf8(text: str, what: str) -> str:
 def normalize(text: str) -> str:
     """NFKC, so full-width letters, compatibility forms and half-width kana compare equal."""
     return unicodedata.normalize("NFKC", text)
+
+
+def fold(text: str) -> str:
+    """Casefolded, accents of Latin letters removed (``Café`` -> ``cafe``), as the index
+    compares words. Other scripts are left alone (kana voicing marks are not accents)."""
+    text = normalize(text).casefold()
+    if text.isascii():
+        return text
+    return _LATIN_ACCENTED.sub(lambda m: _strip_accents(m.group(0)), text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _strip_accents(char: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
 
 
 def clean_content(text: str) -> str:
@@ -81,15 +98,23 @@ def has_cjk(text: str) -> bool:
     return bool(_CJK_CHAR.search(text))
 
 
-def cjk_grams(run: str) -> list[str]:
+def cjk_bigrams(run: str) -> list[str]:
     """Overlapping bigrams of a CJK run; a single character stays a unigram."""
     if len(run) == 1:
         return [run]
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+def cjk_grams(run: str) -> list[str]:
+    """What the index holds for a CJK run: its bigrams, then each character as a unigram, so a
+    two-character word matches its bigram and a one-character query still finds the run."""
+    if len(run) == 1:
+        return [run]
+    return cjk_bigrams(run) + list(run)
+
+
 def index_text(text: str) -> str:
-    """The form of ``text`` given to FTS5: Latin left for unicode61, CJK runs as bigrams."""
+    """The form of ``text`` given to FTS5: Latin left for unicode61, CJK runs as grams."""
     text = normalize(text)
     if not has_cjk(text):
         return text

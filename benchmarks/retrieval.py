@@ -1,0 +1,309 @@
+"""Retrieval quality and speed of ``MemoryStore.search``: ``python -m benchmarks.retrieval``.
+
+Three parts, each printing a table:
+
+- LoCoMo (../shared/datasets/locomo10.json): every turn of a conversation becomes one memory
+  ("Speaker: text", the session time as created_at, the turn id in meta) in a fresh database per
+  conversation; each question is searched and Recall@1/5/10/20 of its evidence turns is reported
+  per category, overall for categories 1-4, and for category 5 (adversarial) on its own line.
+- Chinese (../shared/datasets/zh_memory_eval.json): hit@1, hit@3 and MRR.
+- Speed: in-process search latency (p50/p95) on a synthetic database of 100k memories generated
+  with a fixed seed and cached under benchmarks/.cache/.
+
+``--quick`` runs a small slice of everything (used by the test suite so the benchmark cannot
+rot). A missing dataset is reported and skipped, never an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from benchmarks.datasets import CATEGORY_NAMES, REPO, Conversation, load_chinese, load_locomo
+from zeromem_cli import MemoryStore
+from zeromem_cli.lexicon import ENGLISH_STOP_WORDS
+from zeromem_cli.search import Ranking
+from zeromem_cli.text import INDEX_VERSION
+
+CACHE = REPO / "benchmarks" / ".cache"
+KS = (1, 5, 10, 20)
+
+
+def _fast(store: MemoryStore) -> MemoryStore:
+    # Benchmark databases are throwaway: skip the fsync per write that real stores pay for.
+    store.connection.execute("PRAGMA synchronous=OFF")
+    return store
+
+
+# -- LoCoMo ---------------------------------------------------------------------------------
+
+
+def build_locomo(conversations: Sequence[Conversation], workdir: Path) -> list[MemoryStore]:
+    """One fresh database per conversation, one memory per turn."""
+    stores = []
+    for number, conv in enumerate(conversations):
+        store = _fast(MemoryStore(workdir / f"locomo-{number}.db"))
+        for turn in conv.turns:
+            store.write(
+                turn.memory_text,
+                created_at=turn.when,
+                meta={"dia_id": turn.dia_id},
+                allow_duplicate=True,
+            )
+        stores.append(store)
+    return stores
+
+
+def locomo_recall(
+    conversations: Sequence[Conversation],
+    stores: Sequence[MemoryStore],
+    max_questions: int | None = None,
+    ranking: Ranking | None = None,
+) -> dict[int, list[dict[int, float]]]:
+    """Per category, one {k: recall} per question with evidence."""
+    results: dict[int, list[dict[int, float]]] = defaultdict(list)
+    for conv, store in zip(conversations, stores, strict=True):
+        questions = conv.questions[:max_questions] if max_questions else conv.questions
+        for question in questions:
+            if not question.evidence:
+                continue
+            hits = store.search(question.question, limit=max(KS), ranking=ranking)
+            found = [h.meta.get("dia_id") for h in hits]
+            wanted = set(question.evidence)
+            results[question.category].append(
+                {k: len(wanted & set(found[:k])) / len(wanted) for k in KS}
+            )
+    return results
+
+
+ABLATIONS = {
+    "default": Ranking(),
+    "no coverage factor": Ranking(coverage=0.0),
+    "no date factor": Ranking(date=0.0),
+    "no verb variants": Ranking(variants=False),
+    "no prefix variants": Ranking(prefix=False),
+    "no importance/pin/recency": Ranking(importance=0.0, pinned=0.0, recency=0.0),
+    "pool 50 (not 150)": Ranking(pool=50),
+    "BM25 only": Ranking(
+        prefix=False,
+        variants=False,
+        coverage=0.0,
+        date=0.0,
+        importance=0.0,
+        pinned=0.0,
+        recency=0.0,
+        pool=0,
+    ),
+}
+
+
+def print_ablation(conversations: Sequence[Conversation], stores: Sequence[MemoryStore]) -> None:
+    """Overall Recall@k (categories 1-4) with one ranking feature switched off at a time."""
+    header = f"{'variant':<28}" + "".join(f"{'R@' + str(k):>8}" for k in KS)
+    print(header)
+    print("-" * len(header))
+    for name, ranking in ABLATIONS.items():
+        results = locomo_recall(conversations, stores, ranking=ranking)
+        rows = [r for c in (1, 2, 3, 4) for r in results.get(c, [])]
+        cells = "".join(f"{statistics.fmean(r[k] for r in rows):>8.3f}" for k in KS)
+        print(f"{name:<28}{cells}")
+
+
+def print_locomo(results: dict[int, list[dict[int, float]]]) -> None:
+    header = f"{'category':<16}{'n':>6}" + "".join(f"{'R@' + str(k):>8}" for k in KS)
+    print(header)
+    print("-" * len(header))
+
+    def line(name: str, rows: list[dict[int, float]]) -> None:
+        if not rows:
+            return
+        cells = "".join(f"{statistics.fmean(r[k] for r in rows):>8.3f}" for k in KS)
+        print(f"{name:<16}{len(rows):>6}{cells}")
+
+    for category in (1, 2, 3, 4):
+        line(f"{category} {CATEGORY_NAMES[category]}", results.get(category, []))
+    line("overall 1-4", [r for c in (1, 2, 3, 4) for r in results.get(c, [])])
+    line(f"5 {CATEGORY_NAMES[5]}", results.get(5, []))
+
+
+# -- Chinese --------------------------------------------------------------------------------
+
+
+def chinese_scores(workdir: Path) -> dict[str, float] | None:
+    data = load_chinese()
+    if data is None:
+        return None
+    with _fast(MemoryStore(workdir / "zh.db")) as store:
+        ids: dict[int, str] = {}
+        for memory in data.memories:
+            added = store.add(
+                memory["content"], category=memory["category"], meta={"id": memory["id"]}
+            )
+            ids[added.id] = memory["id"]
+        hit1 = hit3 = reciprocal = 0.0
+        for query in data.queries:
+            relevant = set(query["relevant"])  # type: ignore[call-overload]
+            ranked = [ids[h.id] for h in store.search(str(query["q"]), limit=10)]
+            rank = next((i for i, mid in enumerate(ranked, 1) if mid in relevant), None)
+            hit1 += rank == 1
+            hit3 += rank is not None and rank <= 3
+            reciprocal += 1 / rank if rank else 0.0
+        n = len(data.queries)
+    return {"queries": n, "hit@1": hit1 / n, "hit@3": hit3 / n, "MRR": reciprocal / n}
+
+
+def print_chinese(scores: dict[str, float]) -> None:
+    print(f"{'queries':>8}{'hit@1':>8}{'hit@3':>8}{'MRR':>8}")
+    print("-" * 32)
+    print(
+        f"{int(scores['queries']):>8}{scores['hit@1']:>8.3f}{scores['hit@3']:>8.3f}"
+        f"{scores['MRR']:>8.3f}"
+    )
+
+
+# -- Speed ----------------------------------------------------------------------------------
+
+_SYLLABLES = "ka ri to mo ne sa lu vi den por tal mex bri qua zon fel gar hin".split()
+STOP_RANKS = 100
+_HAN = "周报会议项目数据客户发送时间系统服务部署测试文档用户需求设计开发上线版本计划预算合同"
+
+
+def _vocabulary(rng: random.Random, size: int) -> list[str]:
+    """Zipf ranks: English stop words first (as in real text), then invented content words."""
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4))))
+    return sorted(ENGLISH_STOP_WORDS)[:STOP_RANKS] + sorted(words)
+
+
+def synthetic_db(count: int) -> Path:
+    """A database of ``count`` generated memories (Zipf-like words, some Chinese), cached."""
+    path = CACHE / f"synthetic-{count}-v{INDEX_VERSION}-s{STOP_RANKS}.db"
+    if path.is_file():
+        return path
+    CACHE.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    for leftover in CACHE.glob(partial.name + "*"):
+        leftover.unlink()
+    rng = random.Random(20261130)
+    vocab = _vocabulary(rng, 20_000)
+    weights = [1 / (rank + 1) for rank in range(len(vocab))]
+    start = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    categories = ["fact", "preference", "task", "project", "general"]
+    with _fast(MemoryStore(partial)) as store:
+        for number in range(count):
+            words = rng.choices(vocab, weights, k=rng.randint(6, 30))
+            if number % 10 == 0:
+                words.append("".join(rng.choices(_HAN, k=rng.randint(4, 12))))
+            store.write(
+                " ".join(words),
+                category=rng.choice(categories),
+                importance=rng.randint(0, 10),
+                created_at=start + timedelta(minutes=number),
+                allow_duplicate=True,
+            )
+    shutil.move(partial, path)
+    return path
+
+
+def search_latency(count: int, queries: int) -> dict[str, float]:
+    path = synthetic_db(count)
+    rng = random.Random(7)
+    vocab = _vocabulary(random.Random(20261130), 20_000)
+    texts = []
+    for _ in range(queries):
+        # Natural-ish queries: a question with two or three content words, from the most common
+        # content words (each in ~2% of memories) to rare ones, sometimes Chinese.
+        words = [
+            rng.choice(vocab[STOP_RANKS : STOP_RANKS + rng.choice((500, 5000, 20_000))])
+            for _ in range(rng.randint(2, 3))
+        ]
+        if rng.random() < 0.2:
+            words = ["".join(rng.choices(_HAN, k=4))]
+        texts.append("what do we know about the " + " ".join(words) + "?")
+    with MemoryStore(path) as store:
+        for text in texts[:20]:  # warm the page cache
+            store.search(text)
+        timings = []
+        for text in texts:
+            began = time.perf_counter()
+            store.search(text, limit=10)
+            timings.append((time.perf_counter() - began) * 1000)
+    timings.sort()
+    return {
+        "memories": count,
+        "queries": queries,
+        "p50": statistics.median(timings),
+        "p95": timings[int(0.95 * (len(timings) - 1))],
+    }
+
+
+def print_speed(figures: dict[str, float]) -> None:
+    print(f"{'memories':>10}{'queries':>9}{'p50 ms':>9}{'p95 ms':>9}")
+    print("-" * 37)
+    print(
+        f"{int(figures['memories']):>10}{int(figures['queries']):>9}"
+        f"{figures['p50']:>9.2f}{figures['p95']:>9.2f}"
+    )
+
+
+# -- main -----------------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.retrieval", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="A small slice of everything.")
+    parser.add_argument("--no-speed", action="store_true", help="Skip the latency benchmark.")
+    parser.add_argument(
+        "--ablation", action="store_true", help="Also LoCoMo with each ranking feature off."
+    )
+    parser.add_argument(
+        "--memories", type=int, default=None, help="Size of the speed DB (100000; quick: 2000)."
+    )
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="zeromem-bench-") as tmp:
+        workdir = Path(tmp)
+        conversations = load_locomo()
+        print("LoCoMo: Recall@k of evidence turns (one memory per turn)")
+        if conversations is None:
+            print("  skipped: locomo10.json not found under ../shared/datasets")
+        else:
+            if args.quick:
+                conversations = conversations[:1]
+            stores = build_locomo(conversations, workdir)
+            try:
+                print_locomo(locomo_recall(conversations, stores, 40 if args.quick else None))
+                if args.ablation:
+                    print()
+                    print("LoCoMo categories 1-4, one ranking feature off at a time")
+                    print_ablation(conversations, stores)
+            finally:
+                for store in stores:
+                    store.close()
+        print()
+        print("Chinese / mixed memories (zh_memory_eval.json)")
+        scores = chinese_scores(workdir)
+        if scores is None:
+            print("  skipped: zh_memory_eval.json not found under ../shared/datasets")
+        else:
+            print_chinese(scores)
+    if not args.no_speed:
+        print()
+        count = args.memories or (2_000 if args.quick else 100_000)
+        print(f"Search latency, in process, synthetic database of {count} memories")
+        print_speed(search_latency(count, 50 if args.quick else 500))
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

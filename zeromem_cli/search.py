@@ -1,0 +1,286 @@
+"""Search: the SQL that finds candidate memories and the ranking that orders them.
+
+``MemoryStore.search`` delegates here. Two stages:
+
+1. FTS5 finds the memories matching the query (``query.build_match``: stop words dropped,
+   terms OR-ed, prefix and verb variants) within the scope and filters, and BM25 orders them,
+   with the labels a user chose (key, tags, category) weighted above the body text. The best
+   ``limit + pool`` of them are kept.
+2. Those candidates are re-scored in Python: BM25 times factors for a date the query names
+   ("in May 2023", "last week" -> memories created then, x2) and, gently, importance, pinned
+   and recency; plus a bonus for holding more of the query's words (all of them: + the best
+   candidate's score). Every factor was measured (``python -m benchmarks.retrieval
+   --ablation``). None can lift a memory that does not match the query.
+
+The score (higher is better) is what ``Memory.score`` carries and what ``--min-score`` tests.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.lexicon import IRREGULAR_FORMS, MONTHS
+from zeromem_cli.models import Scope
+from zeromem_cli.query import PREFIX_MIN_LENGTH, Filters, build_match, query_terms
+from zeromem_cli.text import fold, latin_words, normalize
+from zeromem_cli.times import from_iso
+
+# BM25 column weights: content, tags, category, key. Labels the user chose count more.
+BM25_WEIGHTS = (1.0, 2.0, 1.5, 3.0)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """How candidates are re-scored. Each weight is the most a factor can add (0.1 = +10%)."""
+
+    coverage: float = 1.0  # holding every query word adds this times the best candidate's score
+    date: float = 1.0  # created within a period the query names (day, month, year...)
+    importance: float = 0.05  # importance 10 vs 5 (importance 0 loses as much)
+    pinned: float = 0.1
+    recency: float = 0.05  # created now vs long ago
+    recency_half_life_days: float = 30.0
+    pool: int = 150  # candidates re-scored beyond ``limit``
+    prefix: bool = True  # prefix variants of query words
+    variants: bool = True  # irregular verb forms of query words
+
+
+DEFAULT_RANKING = Ranking()
+
+_SCOPE_SQL = "m.user = :s_user AND m.agent = :s_agent AND m.session = :s_session"
+
+
+def run_search(
+    conn: sqlite3.Connection,
+    scope: Scope,
+    now: datetime,
+    query: str,
+    *,
+    limit: int,
+    filters: Filters,
+    fts: bool = False,
+    ranking: Ranking = DEFAULT_RANKING,
+) -> list[tuple[sqlite3.Row, float]]:
+    """The best ``limit`` memories for ``query`` as (row, score) pairs, best first.
+
+    ``fts=True``: ``query`` is the user's own FTS5 expression; a malformed one raises
+    InvalidInputError. sqlite3 errors otherwise propagate for the store to map.
+    """
+    hint = date_hint(query, now) if not fts else None
+    if fts:
+        match: str | None = query
+    else:
+        match = build_match(query, prefix=ranking.prefix, variants=ranking.variants)
+    if not match or not match.strip():
+        return []
+    where, params = filters.where(now)
+    user, agent, session = scope.as_columns()
+    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+    sql = (
+        f"SELECT m.*, bm25(memories_fts, {weights}) AS rank "
+        "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
+        f"WHERE memories_fts MATCH :match AND {_SCOPE_SQL} AND {where} "
+        "ORDER BY rank, m.id DESC LIMIT :candidates"
+    )
+    params.update(
+        match=match,
+        candidates=min(limit + max(ranking.pool, 0), 2**63 - 1),  # SQLite ints are 64-bit
+        s_user=user,
+        s_agent=agent,
+        s_session=session,
+    )
+    if fts:
+        check_fts_expression(query)
+    rows = conn.execute(sql, params).fetchall()
+    in_period = hint.test if hint is not None else None
+    words = query_terms(query) if not fts and ranking.coverage else []
+    coverage = _coverage(words, rows)
+    base = [_score(row, now, ranking, in_period) for row in rows]
+    # Coverage is added on the scale of the best candidate: holding the whole query is worth
+    # ``ranking.coverage`` times the top score, whatever the query's BM25 magnitude.
+    top = max(base, default=0.0)
+    scored = [
+        (row, score + ranking.coverage * top * share)
+        for row, score, share in zip(rows, base, coverage, strict=True)
+    ]
+    scored.sort(key=lambda pair: (-pair[1], -pair[0]["id"]))
+    if filters.min_score is not None:
+        scored = [pair for pair in scored if pair[1] >= filters.min_score]
+    return scored[:limit]
+
+
+def check_fts_expression(expression: str) -> None:
+    """Raise InvalidInputError when ``expression`` is not a valid FTS5 query for our columns.
+
+    It is tried on an empty in-memory table with the same columns, so a malformed expression is
+    told apart from a real database error (locked, unreadable) by construction, not by message.
+    """
+    probe = sqlite3.connect(":memory:")
+    try:
+        probe.execute("CREATE VIRTUAL TABLE memories_fts USING fts5(content, tags, category, key)")
+        probe.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?", (expression,))
+    except sqlite3.Error as exc:
+        raise InvalidInputError(f"invalid FTS5 expression: {exc}") from None
+    finally:
+        probe.close()
+
+
+def _score(
+    row: sqlite3.Row,
+    now: datetime,
+    ranking: Ranking,
+    in_period: Callable[[str], bool] | None,
+) -> float:
+    relevance = -float(row["rank"])  # FTS5 bm25 is negative: lower is better
+    factor = 1.0 + ranking.importance * (row["importance"] - 5) / 5
+    if row["pinned"]:
+        factor *= 1.0 + ranking.pinned
+    if ranking.recency:
+        age_days = max((now - from_iso(row["created_at"])).total_seconds() / 86400, 0.0)
+        factor *= 1.0 + ranking.recency * 0.5 ** (age_days / ranking.recency_half_life_days)
+    if in_period is not None and in_period(row["created_at"]):
+        factor *= 1.0 + ranking.date
+    return relevance * factor
+
+
+# -- how much of the query a memory holds ------------------------------------------------------
+
+_SUFFIXES = ("ing", "ed", "es", "s", "ly", "er")
+
+
+def _crude_stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def present(words: list[str], row: sqlite3.Row) -> list[bool]:
+    """Which query words (Latin words, CJK bigrams) the memory's text holds.
+
+    A word counts when it, its crude stem or an irregular form occurs in the text; words of
+    four letters or more may also start a longer word (as the prefix variant in the query).
+    """
+    text = " " + fold(" ".join((row["content"], row["tags"], row["category"], row["key"] or "")))
+    tokens: set[str] | None = None
+    result = []
+    for word in map(fold, words):
+        if len(word) >= PREFIX_MIN_LENGTH or not word.isascii():
+            stem = _crude_stem(word)
+            hit = stem in text
+        else:  # short words must be whole words: "art" is not in "start"
+            if tokens is None:
+                tokens = set(latin_words(text))
+            hit = word in tokens or _crude_stem(word) in tokens
+        if not hit:
+            hit = any(form in text for form in IRREGULAR_FORMS.get(word, ()))
+        result.append(hit)
+    return result
+
+
+def _coverage(words: list[str], rows: list[sqlite3.Row]) -> list[float]:
+    """For each candidate, the share of the query words it holds.
+
+    BM25 adds up term scores, so one very rare word can outweigh three ordinary ones; this
+    factor makes a memory holding more of the question rank above one holding less.
+    """
+    if not words or not rows:
+        return [0.0] * len(rows)
+    matrix = [present(words, row) for row in rows]
+    return [sum(hits) / len(words) for hits in matrix]
+
+
+# -- dates named in a query -------------------------------------------------------------------
+
+_MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
+# "May 2023", "May 7, 2023", "7 May 2023", "August", "2023": month and year as the query says.
+_MONTH_DATE = re.compile(
+    rf"\b(?:(?P<day1>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?)?(?P<month>{_MONTH_NAMES})\.?"
+    rf"(?:\s+(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?)?(?:,?\s+(?P<year>(?:19|20)\d\d))?\b",
+    re.IGNORECASE,
+)
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_ISO_DATE = re.compile(r"\b((?:19|20)\d\d)-(\d\d)(?:-(\d\d))?\b")
+# Month names that are also common words count only next to a day or a year.
+_AMBIGUOUS_MONTHS = frozenset({"may", "mar", "march", "jun", "jan", "dec", "sep", "oct", "aug"})
+_RELATIVE = {
+    "today": (0, 1),
+    "yesterday": (1, 1),
+    "this week": (7, 7),
+    "last week": (14, 14),
+    "past week": (7, 7),
+    "this month": (31, 31),
+    "last month": (62, 62),
+    "past month": (31, 31),
+    "this year": (366, 366),
+    "last year": (731, 731),
+}
+_RELATIVE_RE = re.compile(r"\b(" + "|".join(_RELATIVE) + r")\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class DateHint:
+    """The periods a query names: ``test(created_at)`` says whether a memory falls in one."""
+
+    test: Callable[[str], bool]
+
+
+def date_hint(query: str, now: datetime) -> DateHint | None:
+    """The periods a query names ("was this memory created then?"), or None if it names none.
+
+    Understands month names with an optional day and year ("May 2023", "7 May", "in August"),
+    bare years ("2022"), ISO dates and a few relative periods ("yesterday", "last week").
+    """
+    text = normalize(query)
+    prefixes: list[str] = []  # created_at starts with one of these: "2023-05", "2023-05-07"
+    months: list[tuple[int, int | None]] = []  # (month, day) in any year
+    spans: list[tuple[str, str]] = []  # [start, end) as ISO strings
+    covered: list[tuple[int, int]] = []
+    for found in _ISO_DATE.finditer(text):
+        year, month, day = found.groups()
+        prefixes.append(f"{year}-{month}" + (f"-{day}" if day else ""))
+        covered.append(found.span())
+    for found in _MONTH_DATE.finditer(text):
+        if any(a <= found.start() < b for a, b in covered):
+            continue
+        name = found.group("month").lower()
+        day_text = found.group("day1") or found.group("day2")
+        year_text = found.group("year")
+        if name in _AMBIGUOUS_MONTHS and not (day_text or year_text):
+            continue
+        month = MONTHS[name]
+        day = int(day_text) if day_text and 1 <= int(day_text) <= 31 else None
+        if year_text:
+            prefixes.append(f"{year_text}-{month:02d}" + (f"-{day:02d}" if day else ""))
+        else:
+            months.append((month, day))
+        covered.append(found.span())
+    for found in _YEAR.finditer(text):
+        if not any(a <= found.start() < b for a, b in covered):
+            prefixes.append(found.group(0))
+            covered.append(found.span())
+    for found in _RELATIVE_RE.finditer(text):
+        covered.append(found.span())
+        back, length = _RELATIVE[found.group(1).lower()]
+        start = (now - timedelta(days=back)).date()
+        end = start + timedelta(days=length)
+        spans.append((start.isoformat(), end.isoformat()))
+    if not (prefixes or months or spans):
+        return None
+
+    def test(created_at: str) -> bool:
+        if any(created_at.startswith(p) for p in prefixes):
+            return True
+        if any(start <= created_at < end for start, end in spans):
+            return True
+        month_of, day_of = int(created_at[5:7]), int(created_at[8:10])
+        return any(m == month_of and (d is None or d == day_of) for m, d in months)
+
+    return DateHint(test)
+
+
+__all__ = ["BM25_WEIGHTS", "DEFAULT_RANKING", "Ranking", "date_hint", "run_search"]
