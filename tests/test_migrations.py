@@ -1,0 +1,107 @@
+"""Schema migrations: a database written at every earlier version upgrades to exactly the
+schema of a fresh one, keeping every memory, its history and its searchability."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from zeromem_cli import MemoryStore
+from zeromem_cli.migrations import LATEST_VERSION, MIGRATIONS
+
+
+def _schema(path: Path) -> set[tuple[str, str]]:
+    """Every table, index and trigger with its SQL, whitespace-normalised."""
+    conn = sqlite3.connect(path)
+    try:
+        rows = conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'"
+        ).fetchall()
+    finally:
+        conn.close()
+    return {(name, " ".join(sql.split())) for name, sql in rows}
+
+
+def _database_at(path: Path, version: int) -> None:
+    """A database as zeromem at schema ``version`` left it, holding a live, an updated and a
+    forgotten memory (columns of the first schema only, which every version has)."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    for step in MIGRATIONS[:version]:
+        step(conn)
+    conn.execute(f"PRAGMA user_version = {version}")
+    rows = [
+        (
+            1,
+            "uid-1",
+            "Weekly report goes out Fridays 17:00",
+            "preference",
+            '["work"]',
+            "report",
+            None,
+        ),
+        (2, "uid-2", "周报发送时间改为每周五下午五点", "preference", "[]", None, None),
+        (
+            3,
+            "uid-3",
+            "An old memory that was forgotten",
+            "note",
+            "[]",
+            None,
+            "2026-01-02T00:00:00Z",
+        ),
+    ]
+    for mid, uid, content, category, tags, key, deleted in rows:
+        conn.execute(
+            "INSERT INTO memories (id, uid, content, content_hash, category, tags, key, "
+            "created_at, updated_at, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                mid,
+                uid,
+                content,
+                mid,
+                category,
+                tags,
+                key,
+                "2026-01-01T00:00:00Z",
+                "2026-01-01T00:00:00Z",
+                deleted,
+            ),
+        )
+    conn.execute(
+        "INSERT INTO memory_history (memory_id, content, category, tags, key, importance, pinned, "
+        "meta, valid_from, valid_to, change) VALUES (1, 'Weekly report goes out Thursdays', "
+        "'preference', '[]', 'report', 5, 0, '{}', '2025-12-01T00:00:00Z', "
+        "'2026-01-01T00:00:00Z', 'update')"
+    )
+    conn.close()
+
+
+@pytest.mark.parametrize("version", range(1, LATEST_VERSION))
+def test_every_earlier_version_upgrades_without_loss(tmp_path: Path, version: int) -> None:
+    fresh = tmp_path / "fresh.db"
+    MemoryStore(fresh).close()
+    old = tmp_path / f"v{version}.db"
+    _database_at(old, version)
+
+    with MemoryStore(old) as store:
+        assert store.connection.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
+        assert [m.id for m in store.list()] == [2, 1]
+        assert [h.content for h in store.history(1)] == [
+            "Weekly report goes out Thursdays",
+            "Weekly report goes out Fridays 17:00",
+        ]
+        assert [m.id for m in store.search("weekly report")] == [1]
+        assert [m.id for m in store.search("周报")] == [2]
+        forgotten = store.get(3, include_deleted=True)
+        assert forgotten.deleted_at == "2026-01-02T00:00:00Z"
+    assert _schema(old) == _schema(fresh)
+
+
+def test_a_fresh_database_is_at_the_latest_version(tmp_path: Path) -> None:
+    path = tmp_path / "new.db"
+    MemoryStore(path).close()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
+    conn.close()
