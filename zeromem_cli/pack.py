@@ -18,7 +18,8 @@ exceeds the budget. Steps:
 Formatting (``formats.py`` style, kept here because it is small) turns each memory into one unit
 (a line, a list item, a JSON object, an XML element) between a fixed head and tail, so a unit's
 cost is known before it is added. ``content_of`` is the single place where a memory's text
-enters the output (a hook for masking).
+enters the output: by default it masks likely credentials (``secrets.mask_secrets``), so the
+budget counts the masked text, exactly what is printed; ``reveal=True`` shows them.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from zeromem_cli.config import SETTINGS
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Memory
 from zeromem_cli.query import Filters
+from zeromem_cli.secrets import mask_secrets
 from zeromem_cli.similarity import features
 from zeromem_cli.times import from_iso
 from zeromem_cli.tokens import Tokenizer, get_tokenizer
@@ -124,8 +126,33 @@ ContentOf = Callable[[Memory], str]
 
 
 def plain_content(memory: Memory) -> str:
-    """The default ``content_of``: the memory's text as stored."""
+    """The memory's text as stored (``reveal=True``)."""
     return memory.content
+
+
+SECRET_MASK = "[secret: {rule}]"
+
+
+def masked_content(memory: Memory) -> str:
+    """The default ``content_of``: the memory's text with likely credentials masked.
+
+    Writes refuse secrets, but a memory stored before detection existed, or with
+    ``--allow-secret``, may hold one; a prompt must not receive it unless asked to.
+    """
+    return mask_secrets(memory.content, SECRET_MASK)
+
+
+def _cached(content_of: ContentOf) -> ContentOf:
+    """``content_of`` computed once per memory (the fill and the final render both ask)."""
+    seen: dict[int, str] = {}
+
+    def cached(memory: Memory) -> str:
+        text = seen.get(memory.id)
+        if text is None:
+            text = seen[memory.id] = content_of(memory)
+        return text
+
+    return cached
 
 
 def _date(memory: Memory) -> str:
@@ -163,13 +190,17 @@ def _markdown_text(text: str) -> str:
     return "\n  ".join(lines)
 
 
-def _json_record(memory: Memory, content: str) -> dict[str, Any]:
+def _json_record(memory: Memory, content: str, mask_labels: bool) -> dict[str, Any]:
+    tags, key = list(memory.tags), memory.key
+    if mask_labels:  # only json prints tags and key; they were checked for secrets on write too
+        tags = [mask_secrets(tag, SECRET_MASK) for tag in tags]
+        key = mask_secrets(key, SECRET_MASK) if key else key
     return {
         "id": memory.id,
         "content": content,
         "category": memory.category,
-        "tags": list(memory.tags),
-        "key": memory.key,
+        "tags": tags,
+        "key": key,
         "importance": memory.importance,
         "pinned": memory.pinned,
         "created_at": memory.created_at,
@@ -180,12 +211,15 @@ def _json_record(memory: Memory, content: str) -> dict[str, Any]:
 class Formatter:
     """One output format: a fixed ``head`` and ``tail`` around one ``unit`` per memory."""
 
-    def __init__(self, fmt: str, header: str | None, content_of: ContentOf) -> None:
+    def __init__(
+        self, fmt: str, header: str | None, content_of: ContentOf, *, mask_labels: bool = False
+    ) -> None:
         if fmt not in FORMATS:
             raise InvalidInputError(f"unknown format {fmt!r} (use {', '.join(FORMATS)})")
         self.fmt = fmt
         self.header = (header or "").strip() or None
         self.content_of = content_of
+        self.mask_labels = mask_labels
 
     def head(self) -> str:
         header = self.header
@@ -217,7 +251,9 @@ class Formatter:
             category = _markdown_line(memory.category).replace("*", "\\*")
             return f"- {pin}**{category}** {_markdown_text(content)} _({_date(memory)})_\n"
         if self.fmt == "json":
-            return _dumps(_json_record(memory, content)) + ("\n" if last else ",\n")
+            return _dumps(_json_record(memory, content, self.mask_labels)) + (
+                "\n" if last else ",\n"
+            )
         attributes = f'id="{memory.id}" category="{_xml_escape(memory.category, attribute=True)}"'
         if memory.pinned:
             attributes += ' pinned="true"'
@@ -360,15 +396,20 @@ def pack(
     filters: Filters | None = None,
     touch: bool = True,
     pool: int = DEFAULT_POOL,
-    content_of: ContentOf = plain_content,
+    reveal: bool = False,
+    content_of: ContentOf | None = None,
 ) -> PackResult:
     """Pack the best memories of ``store`` for ``query`` into ``budget`` tokens.
 
     ``query`` None or blank: pinned, important and recent memories. ``touch`` records an access
-    of every packed memory. Raises InvalidInputError for a bad budget, format or tokenizer.
+    of every packed memory. Likely secrets in the packed text are masked (``[secret: rule]``,
+    counted in the budget as printed) unless ``reveal``; ``content_of`` overrides how a
+    memory's text is shown. Raises InvalidInputError for a bad budget, format or tokenizer.
     """
     budget = _check_budget(budget)
-    formatter = Formatter(format, header, content_of)
+    if content_of is None:
+        content_of = plain_content if reveal else masked_content
+    formatter = Formatter(format, header, _cached(content_of), mask_labels=not reveal)
     counter = get_tokenizer(tokenizer)
     weights = weights or Weights()
     filters = filters or Filters()
