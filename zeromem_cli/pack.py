@@ -6,9 +6,10 @@ exceeds the budget. Steps:
 
 1. Candidates: up to ``pool`` search hits for the query (none without a query) plus every
    pinned memory and, without a query, the most important and most recent ones.
-2. Score: ``relevance * w_rel + importance * w_imp + recency * w_rec + access * w_acc``, each
-   part in 0..1 (relevance relative to the best hit, importance / 10, recency halving every
-   ``half_life_days``, access saturating at ~100 uses). Pinned memories come first whatever
+2. Score: with a query ``relevance * (w_rel + importance * w_imp + recency * w_rec + access *
+   w_acc)``, without one the last three parts added; each part in 0..1 (relevance relative to
+   the best hit of this query, importance / 10, recency halving every ``half_life_days``,
+   access saturating at ~100 uses). Pinned memories come first whatever
    their score: they are the user's core memory.
 3. Fill greedily in score order, skipping any memory that does not fit and going on, since a
    smaller one further down may still fit, and any near-duplicate of a memory already packed
@@ -293,7 +294,14 @@ def _recency(memory: Memory, now: datetime, half_life_days: float) -> float:
 def score_candidates(
     memories: Sequence[Memory], relevance: dict[int, float], weights: Weights, now: datetime
 ) -> list[Candidate]:
-    """Score parts of each memory, best first (pinned before all others)."""
+    """Score parts of each memory, best first (pinned before all others).
+
+    With a query (some relevance given), relevance gates the other parts: ``score = relevance
+    * (w_rel + w_imp * importance + w_rec * recency + w_acc * access)``, so they reorder
+    memories of similar relevance but cannot lift a barely matching one above a strong match
+    (measured on LoCoMo: the additive form let recency push evidence out). Without a query the
+    parts simply add up.
+    """
     top = max(relevance.values(), default=0.0)
     candidates = []
     for memory in memories:
@@ -301,12 +309,8 @@ def score_candidates(
         imp = memory.importance / 10
         rec = _recency(memory, now, weights.half_life_days)
         acc = min(1.0, math.log1p(memory.access_count) / _ACCESS_SATURATION)
-        score = (
-            weights.relevance * rel
-            + weights.importance * imp
-            + weights.recency * rec
-            + weights.access * acc
-        )
+        others = weights.importance * imp + weights.recency * rec + weights.access * acc
+        score = rel * (weights.relevance + others) if top > 0 else others
         candidates.append(Candidate(memory, rel, imp, rec, acc, score))
     candidates.sort(key=lambda c: (not c.memory.pinned, -c.score, -c.memory.id))
     return candidates
