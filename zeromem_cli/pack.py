@@ -6,9 +6,10 @@ exceeds the budget. Steps:
 
 1. Candidates: up to ``pool`` search hits for the query (none without a query) plus every
    pinned memory and, without a query, the most important and most recent ones.
-2. Score: ``relevance * w_rel + importance * w_imp + recency * w_rec + access * w_acc``, each
-   part in 0..1 (relevance relative to the best hit, importance / 10, recency halving every
-   ``half_life_days``, access saturating at ~100 uses). Pinned memories come first whatever
+2. Score: with a query ``relevance * (w_rel + importance * w_imp + recency * w_rec + access *
+   w_acc)``, without one the last three parts added; each part in 0..1 (relevance relative to
+   the best hit of this query, importance / 10, recency halving every ``half_life_days``,
+   access saturating at ~100 uses). Pinned memories come first whatever
    their score: they are the user's core memory.
 3. Fill greedily in score order, skipping any memory that does not fit and going on, since a
    smaller one further down may still fit, and any near-duplicate of a memory already packed
@@ -18,7 +19,8 @@ exceeds the budget. Steps:
 Formatting (``formats.py`` style, kept here because it is small) turns each memory into one unit
 (a line, a list item, a JSON object, an XML element) between a fixed head and tail, so a unit's
 cost is known before it is added. ``content_of`` is the single place where a memory's text
-enters the output (a hook for masking).
+enters the output: by default it masks likely credentials (``secrets.mask_secrets``), so the
+budget counts the masked text, exactly what is printed; ``reveal=True`` shows them.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from zeromem_cli.config import SETTINGS
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Memory
 from zeromem_cli.query import Filters
+from zeromem_cli.secrets import mask_secrets
 from zeromem_cli.similarity import features
 from zeromem_cli.times import from_iso
 from zeromem_cli.tokens import Tokenizer, get_tokenizer
@@ -124,8 +127,33 @@ ContentOf = Callable[[Memory], str]
 
 
 def plain_content(memory: Memory) -> str:
-    """The default ``content_of``: the memory's text as stored."""
+    """The memory's text as stored (``reveal=True``)."""
     return memory.content
+
+
+SECRET_MASK = "[secret: {rule}]"
+
+
+def masked_content(memory: Memory) -> str:
+    """The default ``content_of``: the memory's text with likely credentials masked.
+
+    Writes refuse secrets, but a memory stored before detection existed, or with
+    ``--allow-secret``, may hold one; a prompt must not receive it unless asked to.
+    """
+    return mask_secrets(memory.content, SECRET_MASK)
+
+
+def _cached(content_of: ContentOf) -> ContentOf:
+    """``content_of`` computed once per memory (the fill and the final render both ask)."""
+    seen: dict[int, str] = {}
+
+    def cached(memory: Memory) -> str:
+        text = seen.get(memory.id)
+        if text is None:
+            text = seen[memory.id] = content_of(memory)
+        return text
+
+    return cached
 
 
 def _date(memory: Memory) -> str:
@@ -163,13 +191,17 @@ def _markdown_text(text: str) -> str:
     return "\n  ".join(lines)
 
 
-def _json_record(memory: Memory, content: str) -> dict[str, Any]:
+def _json_record(memory: Memory, content: str, mask_labels: bool) -> dict[str, Any]:
+    tags, key = list(memory.tags), memory.key
+    if mask_labels:  # only json prints tags and key; they were checked for secrets on write too
+        tags = [mask_secrets(tag, SECRET_MASK) for tag in tags]
+        key = mask_secrets(key, SECRET_MASK) if key else key
     return {
         "id": memory.id,
         "content": content,
         "category": memory.category,
-        "tags": list(memory.tags),
-        "key": memory.key,
+        "tags": tags,
+        "key": key,
         "importance": memory.importance,
         "pinned": memory.pinned,
         "created_at": memory.created_at,
@@ -180,12 +212,15 @@ def _json_record(memory: Memory, content: str) -> dict[str, Any]:
 class Formatter:
     """One output format: a fixed ``head`` and ``tail`` around one ``unit`` per memory."""
 
-    def __init__(self, fmt: str, header: str | None, content_of: ContentOf) -> None:
+    def __init__(
+        self, fmt: str, header: str | None, content_of: ContentOf, *, mask_labels: bool = False
+    ) -> None:
         if fmt not in FORMATS:
             raise InvalidInputError(f"unknown format {fmt!r} (use {', '.join(FORMATS)})")
         self.fmt = fmt
         self.header = (header or "").strip() or None
         self.content_of = content_of
+        self.mask_labels = mask_labels
 
     def head(self) -> str:
         header = self.header
@@ -217,7 +252,9 @@ class Formatter:
             category = _markdown_line(memory.category).replace("*", "\\*")
             return f"- {pin}**{category}** {_markdown_text(content)} _({_date(memory)})_\n"
         if self.fmt == "json":
-            return _dumps(_json_record(memory, content)) + ("\n" if last else ",\n")
+            return _dumps(_json_record(memory, content, self.mask_labels)) + (
+                "\n" if last else ",\n"
+            )
         attributes = f'id="{memory.id}" category="{_xml_escape(memory.category, attribute=True)}"'
         if memory.pinned:
             attributes += ' pinned="true"'
@@ -257,7 +294,14 @@ def _recency(memory: Memory, now: datetime, half_life_days: float) -> float:
 def score_candidates(
     memories: Sequence[Memory], relevance: dict[int, float], weights: Weights, now: datetime
 ) -> list[Candidate]:
-    """Score parts of each memory, best first (pinned before all others)."""
+    """Score parts of each memory, best first (pinned before all others).
+
+    With a query (some relevance given), relevance gates the other parts: ``score = relevance
+    * (w_rel + w_imp * importance + w_rec * recency + w_acc * access)``, so they reorder
+    memories of similar relevance but cannot lift a barely matching one above a strong match
+    (measured on LoCoMo: the additive form let recency push evidence out). Without a query the
+    parts simply add up.
+    """
     top = max(relevance.values(), default=0.0)
     candidates = []
     for memory in memories:
@@ -265,12 +309,8 @@ def score_candidates(
         imp = memory.importance / 10
         rec = _recency(memory, now, weights.half_life_days)
         acc = min(1.0, math.log1p(memory.access_count) / _ACCESS_SATURATION)
-        score = (
-            weights.relevance * rel
-            + weights.importance * imp
-            + weights.recency * rec
-            + weights.access * acc
-        )
+        others = weights.importance * imp + weights.recency * rec + weights.access * acc
+        score = rel * (weights.relevance + others) if top > 0 else others
         candidates.append(Candidate(memory, rel, imp, rec, acc, score))
     candidates.sort(key=lambda c: (not c.memory.pinned, -c.score, -c.memory.id))
     return candidates
@@ -360,15 +400,20 @@ def pack(
     filters: Filters | None = None,
     touch: bool = True,
     pool: int = DEFAULT_POOL,
-    content_of: ContentOf = plain_content,
+    reveal: bool = False,
+    content_of: ContentOf | None = None,
 ) -> PackResult:
     """Pack the best memories of ``store`` for ``query`` into ``budget`` tokens.
 
     ``query`` None or blank: pinned, important and recent memories. ``touch`` records an access
-    of every packed memory. Raises InvalidInputError for a bad budget, format or tokenizer.
+    of every packed memory. Likely secrets in the packed text are masked (``[secret: rule]``,
+    counted in the budget as printed) unless ``reveal``; ``content_of`` overrides how a
+    memory's text is shown. Raises InvalidInputError for a bad budget, format or tokenizer.
     """
     budget = _check_budget(budget)
-    formatter = Formatter(format, header, content_of)
+    if content_of is None:
+        content_of = plain_content if reveal else masked_content
+    formatter = Formatter(format, header, _cached(content_of), mask_labels=not reveal)
     counter = get_tokenizer(tokenizer)
     weights = weights or Weights()
     filters = filters or Filters()

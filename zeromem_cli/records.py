@@ -389,12 +389,14 @@ def validate_record(
     clean: Callable[[str], str],
     scope: Scope | None,
     now: str,
+    allow_secret: bool = False,
 ) -> ImportRecord:
     """Check and convert one raw record; raise RecordError on the first problem.
 
     ``clean`` validates content as ``add`` does (the store's size limit included).
     ``scope``: the scope of the import; a record naming another scope is invalid. None keeps
-    each record's own scope (``--all-scopes``).
+    each record's own scope (``--all-scopes``). A likely credential in the content, key, tags,
+    meta or history is refused as ``add`` refuses it, unless ``allow_secret``.
     """
     if isinstance(raw, RecordError):
         raise raw
@@ -459,7 +461,34 @@ def validate_record(
     history = []
     if raw.get("history") is not None:
         history = _history(where, raw["history"], clean)
+    if not allow_secret:
+        _refuse_secrets(where, values, history)
     return ImportRecord(where, values, given_fields, history, requested_id)
+
+
+_SECRET_FIELDS = ("content", "key", "tags", "meta")
+
+
+def _refuse_secrets(where: str, values: dict[str, Any], history: list[dict[str, Any]]) -> None:
+    """A RecordError naming the field and the rule of the first likely credential (never the
+    credential itself), as ``add`` would refuse it."""
+    from zeromem_cli.secrets import find_secrets
+
+    fields = [(name, values.get(name)) for name in _SECRET_FIELDS]
+    for number, entry in enumerate(history, start=1):
+        fields += [(f"history[{number}].{name}", entry.get(name)) for name in _SECRET_FIELDS]
+    for name, text in fields:
+        if not text:
+            continue
+        matches = find_secrets(text)
+        if matches:
+            first = matches[0]
+            raise RecordError(
+                where,
+                name,
+                f"likely secret: {first.description} (rule {first.rule}); remove it, or pass "
+                "--allow-secret to import it anyway",
+            )
 
 
 DELETED_REASONS = ("forgotten", "expired", "archived")

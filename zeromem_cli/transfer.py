@@ -379,6 +379,7 @@ def import_text(
     skip_invalid: bool = False,
     all_scopes: bool = False,
     dry_run: bool = False,
+    allow_secret: bool = False,
     progress: Progress | None = None,
 ) -> ImportReport:
     """Import the records of ``text`` (in ``fmt``) into ``store``; see the module docstring."""
@@ -390,6 +391,7 @@ def import_text(
         all_scopes=all_scopes,
         dry_run=dry_run,
         progress=progress,
+        allow_secret=allow_secret,
     )
 
 
@@ -405,6 +407,7 @@ def import_records(
     skip_invalid: bool = False,
     all_scopes: bool = False,
     dry_run: bool = False,
+    allow_secret: bool = False,
     progress: Progress | None = None,
 ) -> ImportReport:
     if on_conflict not in CONFLICT_POLICIES:
@@ -420,7 +423,14 @@ def import_records(
     for done, (where, item) in enumerate(raw, start=1):
         try:
             validated.append(
-                validate_record(item, where, clean=store.validated_content, scope=scope, now=now)
+                validate_record(
+                    item,
+                    where,
+                    clean=store.validated_content,
+                    scope=scope,
+                    now=now,
+                    allow_secret=allow_secret,
+                )
             )
         except RecordError as exc:
             report.invalid.append(exc)

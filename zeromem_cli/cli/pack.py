@@ -92,6 +92,14 @@ def pack(
     no_touch: Annotated[
         bool, typer.Option("--no-touch", help="Do not record an access of the packed memories.")
     ] = False,
+    reveal: Annotated[
+        bool,
+        typer.Option(
+            "--reveal",
+            help="Print likely secrets (API keys, passwords...) as stored instead of masking "
+            "them as [secret: rule].",
+        ),
+    ] = False,
     stats: Annotated[
         bool,
         typer.Option("--stats", "-v", help="Tokens used and memories included, on stderr."),
@@ -128,6 +136,7 @@ def pack(
             weights=Weights.from_config(config),
             filters=filters,
             touch=not no_touch,
+            reveal=reveal,
         )
         record_operation(store, "pack", len(result.memories), result.tokens)
     if explain:

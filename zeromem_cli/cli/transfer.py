@@ -203,6 +203,14 @@ def import_(
         bool, typer.Option("--dry-run", help="Check and count, but write nothing.")
     ] = False,
     all_scopes: AllScopesOption = False,
+    allow_secret: Annotated[
+        bool,
+        typer.Option(
+            "--allow-secret",
+            help="Import records holding likely credentials (API keys, passwords...) "
+            "instead of refusing them.",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     db: DbOption = None,
     user: UserOption = None,
@@ -228,6 +236,7 @@ def import_(
                 all_scopes=all_scopes,
                 dry_run=dry_run,
                 progress=progress,
+                allow_secret=allow_secret,
             )
         except InvalidRecordsError as exc:
             _print_errors(exc.errors)
