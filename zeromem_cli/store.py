@@ -621,10 +621,21 @@ class MemoryStore:
 
     def _similar(self, scope: Scope, content: str) -> builtins.list[tuple[Memory, float]]:
         """Live memories of ``scope`` that look like rephrasings of ``content``."""
-        from zeromem_cli.similarity import nearest
+        from zeromem_cli.search import ranked_candidates
+        from zeromem_cli.similarity import candidate_match, nearest
 
-        view = self.scoped(user=scope.user, agent=scope.agent, session=scope.session)
-        return nearest(content, lambda text, limit: view.search(text, limit=limit))
+        match = candidate_match(self._conn, content)
+        if match is None:
+            return []
+        return nearest(
+            content,
+            lambda text, limit: [
+                self._to_memory(row)
+                for row, _ in ranked_candidates(
+                    self._conn, scope, self.now(), match, Filters(), limit
+                )
+            ],
+        )
 
     def _fetch(self, conn: sqlite3.Connection, memory_id: int) -> Memory:
         row = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
