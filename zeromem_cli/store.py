@@ -12,7 +12,6 @@ from __future__ import annotations
 import builtins
 import json
 import sqlite3
-import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -600,7 +599,7 @@ class MemoryStore:
                 )
             user_col, agent_col, session_col = scope.as_columns()
             values.update(
-                uid=str(uuid.uuid4()),
+                uid=_new_uid(),
                 user=user_col,
                 agent=agent_col,
                 session=session_col,
@@ -905,6 +904,12 @@ def _refuse_secrets(fields: dict[str, Any]) -> None:
         {name: fields.get(name) for name in ("content", "key", "tags", "meta")},
         doing="store",
     )
+
+
+def _new_uid() -> str:
+    import uuid  # only writes need it (it pulls in platform): kept off the search start-up path
+
+    return str(uuid.uuid4())
 
 
 def _as_iso(moment: str | datetime) -> str:

@@ -14,7 +14,6 @@ rebuilds the FTS table on next open.
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 import unicodedata
 
@@ -90,6 +89,8 @@ def content_hash(text: str) -> int:
     characters (the index is per scope, so a collision is a 2**-64 event per pair).
     """
     canonical = _SPACE.sub(" ", normalize(text).casefold()).strip()
+    import hashlib  # imported on first use: reads never hash, and it costs ~2 ms to load
+
     digest = hashlib.blake2b(canonical.encode("utf-8"), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 
