@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.lexicon import IRREGULAR_FORMS, MONTHS
 from zeromem_cli.models import Scope
-from zeromem_cli.query import PREFIX_MIN_LENGTH, Filters, build_match, query_terms
+from zeromem_cli.query import PREFIX_MIN_LENGTH, Filters, build_match, expand_terms, query_terms
 from zeromem_cli.text import fold, latin_words, normalize
 from zeromem_cli.times import from_iso
 
@@ -48,6 +48,10 @@ class Ranking:
     pool: int = 150  # candidates re-scored beyond ``limit``
     prefix: bool = True  # prefix variants of query words
     variants: bool = True  # irregular verb forms of query words
+    # Rank the memories holding every query word first, when there are enough of them
+    # (see ``ALL_WORDS_MAX``): the coverage bonus puts them on top anyway, and on a large store
+    # this spares BM25 for the tens of thousands of memories sharing one common word.
+    all_words_first: bool = True
 
 
 DEFAULT_RANKING = Ranking()
@@ -81,7 +85,12 @@ def run_search(
     if fts:
         check_fts_expression(query)
     candidates = min(limit + max(ranking.pool, 0), 2**63 - 1)  # SQLite ints are 64-bit
-    ranked = ranked_candidates(conn, scope, now, match, filters, candidates)
+    ranked: list[tuple[sqlite3.Row, float]] = []
+    every_word = None if fts or not ranking.all_words_first else _all_words_match(query, ranking)
+    if every_word is not None:
+        ranked = ranked_candidates(conn, scope, now, every_word, filters, candidates)
+    if len(ranked) < candidates:  # too few hold every word: rank every memory holding any
+        ranked = ranked_candidates(conn, scope, now, match, filters, candidates)
     rows = [row for row, _ in ranked]
     in_period = hint.test if hint is not None else None
     words = query_terms(query) if not fts and ranking.coverage else []
@@ -98,6 +107,27 @@ def run_search(
     if filters.min_score is not None:
         scored = [pair for pair in scored if pair[1] >= filters.min_score]
     return scored[:limit]
+
+
+# Queries of 2 to this many words try the all-words pass first; longer ones (a pasted paragraph)
+# rarely have enough memories holding every word for it to pay.
+ALL_WORDS_MAX = 6
+
+
+def _all_words_match(query: str, ranking: Ranking) -> str | None:
+    """An FTS5 expression matching memories that hold every word of ``query`` (each word in any
+    of its forms), with the same phrases as ``build_match`` so BM25 scores are identical."""
+    words = query_terms(query) or query_terms(query, drop_stop_words=False)
+    if not 2 <= len(words) <= ALL_WORDS_MAX:
+        return None
+    groups = [
+        " OR ".join(
+            term.expression()
+            for term in expand_terms([word], prefix=ranking.prefix, variants=ranking.variants)
+        )
+        for word in words
+    ]
+    return " AND ".join(f"({group})" for group in groups)
 
 
 # The first FTS-only pass ranks this many matches (at least); widened x8 while the scope and
