@@ -5,8 +5,6 @@ error handler: a ``ZeromemError`` or a usage error becomes ``zeromem: error: ...
 its exit code, never a traceback (set ZEROMEM_DEBUG=1 to see one for an unexpected failure).
 """
 
-from __future__ import annotations
-
 import os
 import sys
 from typing import Any
