@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 import uuid
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from zeromem_cli.store import MemoryStore
-from zeromem_cli.text import content_hash
+from zeromem_cli.text import INDEX_VERSION, content_hash
 from zeromem_cli.times import to_iso
 
 CACHE = Path(__file__).resolve().parent / ".cache"
@@ -141,7 +142,7 @@ def memories(count: int, seed: int = SEED) -> Iterator[dict[str, object]]:
             "category": rng.choice(CATEGORIES),
             "tags": tags,
             "key": f"k{number}" if rng.random() < 0.05 else None,
-            "user": rng.choice(["", "", "", "alice", "bob"]),
+            "user": rng.choice([None, None, None, "alice", "bob"]),
             "importance": rng.randint(0, 10),
             "pinned": rng.random() < 0.01,
             "created_at": to_iso(created),
@@ -162,49 +163,73 @@ def queries(count: int, seed: int = SEED + 1) -> list[str]:
     return [rng.choice(forms)() for _ in range(count)]
 
 
+# Bump when what ``memories`` generates or how databases are built changes: cached files are
+# named after it (and the index version), so a stale cache is never reused.
+GENERATOR_VERSION = 2
+
+
 def build_database(path: Path, count: int, seed: int = SEED) -> Path:
-    """Create (or reuse) a database of ``count`` synthetic memories at ``path``."""
+    """Create (or reuse) a database of ``count`` synthetic memories at ``path``.
+
+    Rows go in with ``executemany`` in one transaction (ids assigned in order), indexed through
+    the store's own ``index_rows`` so the FTS content is exactly what ``add`` would write; the
+    1M tier builds in a few minutes.
+    """
     if path.exists():
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     for suffix in ("", "-wal", "-shm"):
         Path(str(partial) + suffix).unlink(missing_ok=True)
-    with MemoryStore(partial) as store, store.transaction() as conn:
-        batch: list[dict[str, object]] = []
-        for record in memories(count, seed):
-            row = {
-                **record,
-                "content_hash": content_hash(str(record["content"])),
-                "tags": json.dumps(record["tags"], ensure_ascii=False),
-                "pinned": int(bool(record["pinned"])),
-                "updated_at": record["created_at"],
-            }
-            batch.append(row)
-            if len(batch) >= 5000:
-                _insert(store, conn, batch)
-                batch = []
-        _insert(store, conn, batch)
     with MemoryStore(partial) as store:
-        store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn = store.connection
+        conn.execute("PRAGMA synchronous=OFF")  # a throwaway file until it is renamed
+        conn.execute("PRAGMA cache_size=-262144")  # 256 MB: FTS segment merges stay in memory
+        with store.transaction() as conn:
+            batch: list[dict[str, object]] = []
+            for number, record in enumerate(memories(count, seed), start=1):
+                batch.append(
+                    {
+                        **record,
+                        "id": number,
+                        "content_hash": content_hash(str(record["content"])),
+                        "tags": json.dumps(record["tags"], ensure_ascii=False),
+                        "pinned": int(bool(record["pinned"])),
+                        "user": record["user"] or "",
+                        "updated_at": record["created_at"],
+                    }
+                )
+                if len(batch) >= 10_000:
+                    _insert(store, conn, batch)
+                    batch = []
+            _insert(store, conn, batch)
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     partial.rename(path)
     return path
 
 
-def _insert(store: MemoryStore, conn: object, batch: list[dict[str, object]]) -> None:
-    import sqlite3
-
-    assert isinstance(conn, sqlite3.Connection)
-    for row in batch:
-        cursor = conn.execute(
-            "INSERT INTO memories (uid, content, content_hash, category, tags, key, user, "
-            "importance, pinned, created_at, updated_at) VALUES (:uid, :content, :content_hash, "
-            ":category, :tags, :key, :user, :importance, :pinned, :created_at, :updated_at)",
-            row,
-        )
-        row["id"] = cursor.lastrowid
-        store._index(conn, row)  # the store's own segmentation, not a copy of it
+def _insert(store: MemoryStore, conn: sqlite3.Connection, batch: list[dict[str, object]]) -> None:
+    conn.executemany(
+        "INSERT INTO memories (id, uid, content, content_hash, category, tags, key, user, "
+        "importance, pinned, created_at, updated_at) VALUES (:id, :uid, :content, :content_hash, "
+        ":category, :tags, :key, :user, :importance, :pinned, :created_at, :updated_at)",
+        batch,
+    )
+    store.index_rows(conn, batch)  # the store's own segmentation, not a copy of it
 
 
 def cached_database(count: int) -> Path:
-    return build_database(CACHE / f"synthetic-{count}.db", count)
+    """The cached database of ``count`` memories, built on first use."""
+    name = f"synthetic-{count}-g{GENERATOR_VERSION}-i{INDEX_VERSION}.db"
+    return build_database(CACHE / name, count)
+
+
+def raw_content_bytes(path: Path) -> int:
+    """UTF-8 bytes of every memory's content: the floor a footprint is compared with."""
+    conn = sqlite3.connect(path)
+    try:
+        return int(
+            conn.execute("SELECT sum(length(CAST(content AS BLOB))) FROM memories").fetchone()[0]
+        )
+    finally:
+        conn.close()

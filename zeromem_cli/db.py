@@ -85,6 +85,9 @@ def _setup(conn: sqlite3.Connection) -> None:
     # Deleted rows and freed pages are overwritten with zeros, so `forget --purge` leaves
     # no copy of the text behind (many builds default to this; some do not).
     conn.execute("PRAGMA secure_delete=ON")
+    # Read pages through a memory map instead of one read() each: a short-lived process (every
+    # CLI call) reads hundreds of scattered pages per search, twice as fast this way.
+    conn.execute("PRAGMA mmap_size=268435456")
 
 
 def retry_busy(action: Callable[[], T]) -> T:

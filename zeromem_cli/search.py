@@ -17,6 +17,7 @@ The score (higher is better) is what ``Memory.score`` carries and what ``--min-s
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from collections.abc import Callable
@@ -26,7 +27,7 @@ from datetime import datetime, timedelta
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.lexicon import IRREGULAR_FORMS, MONTHS
 from zeromem_cli.models import Scope
-from zeromem_cli.query import PREFIX_MIN_LENGTH, Filters, build_match, query_terms
+from zeromem_cli.query import PREFIX_MIN_LENGTH, Filters, build_match, expand_terms, query_terms
 from zeromem_cli.text import fold, latin_words, normalize
 from zeromem_cli.times import from_iso
 
@@ -47,6 +48,10 @@ class Ranking:
     pool: int = 150  # candidates re-scored beyond ``limit``
     prefix: bool = True  # prefix variants of query words
     variants: bool = True  # irregular verb forms of query words
+    # Rank the memories holding every query word first, when there are enough of them
+    # (see ``ALL_WORDS_MAX``): the coverage bonus puts them on top anyway, and on a large store
+    # this spares BM25 for the tens of thousands of memories sharing one common word.
+    all_words_first: bool = True
 
 
 DEFAULT_RANKING = Ranking()
@@ -77,29 +82,20 @@ def run_search(
         match = build_match(query, prefix=ranking.prefix, variants=ranking.variants)
     if not match or not match.strip():
         return []
-    where, params = filters.where(now)
-    user, agent, session = scope.as_columns()
-    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-    sql = (
-        f"SELECT m.*, bm25(memories_fts, {weights}) AS rank "
-        "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-        f"WHERE memories_fts MATCH :match AND {_SCOPE_SQL} AND {where} "
-        "ORDER BY rank, m.id DESC LIMIT :candidates"
-    )
-    params.update(
-        match=match,
-        candidates=min(limit + max(ranking.pool, 0), 2**63 - 1),  # SQLite ints are 64-bit
-        s_user=user,
-        s_agent=agent,
-        s_session=session,
-    )
     if fts:
         check_fts_expression(query)
-    rows = conn.execute(sql, params).fetchall()
+    candidates = min(limit + max(ranking.pool, 0), 2**63 - 1)  # SQLite ints are 64-bit
+    ranked: list[tuple[sqlite3.Row, float]] = []
+    every_word = None if fts or not ranking.all_words_first else _all_words_match(query, ranking)
+    if every_word is not None:
+        ranked = ranked_candidates(conn, scope, now, every_word, filters, candidates)
+    if len(ranked) < candidates:  # too few hold every word: rank every memory holding any
+        ranked = ranked_candidates(conn, scope, now, match, filters, candidates)
+    rows = [row for row, _ in ranked]
     in_period = hint.test if hint is not None else None
     words = query_terms(query) if not fts and ranking.coverage else []
     coverage = _coverage(words, rows)
-    base = [_score(row, now, ranking, in_period) for row in rows]
+    base = [_score(row, rank, now, ranking, in_period) for row, rank in ranked]
     # Coverage is added on the scale of the best candidate: holding the whole query is worth
     # ``ranking.coverage`` times the top score, whatever the query's BM25 magnitude.
     top = max(base, default=0.0)
@@ -111,6 +107,84 @@ def run_search(
     if filters.min_score is not None:
         scored = [pair for pair in scored if pair[1] >= filters.min_score]
     return scored[:limit]
+
+
+# Queries of 2 to this many words try the all-words pass first; longer ones (a pasted paragraph)
+# rarely have enough memories holding every word for it to pay.
+ALL_WORDS_MAX = 6
+
+
+def _all_words_match(query: str, ranking: Ranking) -> str | None:
+    """An FTS5 expression matching memories that hold every word of ``query`` (each word in any
+    of its forms), with the same phrases as ``build_match`` so BM25 scores are identical."""
+    words = query_terms(query) or query_terms(query, drop_stop_words=False)
+    if not 2 <= len(words) <= ALL_WORDS_MAX:
+        return None
+    groups = [
+        " OR ".join(
+            term.expression()
+            for term in expand_terms([word], prefix=ranking.prefix, variants=ranking.variants)
+        )
+        for word in words
+    ]
+    return " AND ".join(f"({group})" for group in groups)
+
+
+# The first FTS-only pass ranks this many matches (at least); widened x8 while the scope and
+# filters leave too few of them, up to WIDEST, beyond which one joined pass ranks them all.
+FIRST_PASS = 400
+WIDEST = 25_600
+
+
+def ranked_candidates(
+    conn: sqlite3.Connection,
+    scope: Scope,
+    now: datetime,
+    match: str,
+    filters: Filters,
+    candidates: int,
+) -> list[tuple[sqlite3.Row, float]]:
+    """The best ``candidates`` memories matching ``match`` within the scope and filters, by
+    BM25 (with that rank), best first (ties: newest id first).
+
+    BM25 is computed inside FTS5 and only the best matches are joined to ``memories``: joining
+    every match first (tens of thousands for common words) cost more than the ranking itself.
+    When the scope and filters reject too many of those, the pass is widened, and past
+    ``WIDEST`` a single joined query ranks every match, so the result is the same as ranking
+    all matches at once.
+    """
+    where, params = filters.where(now)
+    user, agent, session = scope.as_columns()
+    params.update(match=match, candidates=candidates, s_user=user, s_agent=agent, s_session=session)
+    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+    first = max(FIRST_PASS, 2 * candidates)
+    while first <= WIDEST:
+        ranked = conn.execute(
+            f"SELECT rowid, bm25(memories_fts, {weights}) AS bm25_rank FROM memories_fts "
+            "WHERE memories_fts MATCH :match ORDER BY bm25_rank, rowid DESC LIMIT :first",
+            {"match": match, "first": first},
+        ).fetchall()
+        found = {
+            row["id"]: row
+            for row in conn.execute(
+                # CROSS JOIN: look each id up by rowid; left to itself the planner may walk
+                # the scope index over the whole table instead.
+                "SELECT m.* FROM json_each(:ids) AS j CROSS JOIN memories m ON m.id = j.value "
+                f"WHERE {_SCOPE_SQL} AND {where}",
+                {**params, "ids": json.dumps([r[0] for r in ranked])},
+            )
+        }
+        rows = [(found[r[0]], float(r[1])) for r in ranked if r[0] in found][:candidates]
+        if len(rows) >= candidates or len(ranked) < first:
+            return rows  # enough survived the scope and filters, or every match was ranked
+        first *= 8
+    sql = (
+        f"SELECT m.*, bm25(memories_fts, {weights}) AS rank "
+        "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
+        f"WHERE memories_fts MATCH :match AND {_SCOPE_SQL} AND {where} "
+        "ORDER BY rank, m.id DESC LIMIT :candidates"
+    )
+    return [(row, float(row["rank"])) for row in conn.execute(sql, params)]
 
 
 def check_fts_expression(expression: str) -> None:
@@ -131,11 +205,12 @@ def check_fts_expression(expression: str) -> None:
 
 def _score(
     row: sqlite3.Row,
+    rank: float,
     now: datetime,
     ranking: Ranking,
     in_period: Callable[[str], bool] | None,
 ) -> float:
-    relevance = -float(row["rank"])  # FTS5 bm25 is negative: lower is better
+    relevance = -rank  # FTS5 bm25 is negative: lower is better
     factor = 1.0 + ranking.importance * (row["importance"] - 5) / 5
     if row["pinned"]:
         factor *= 1.0 + ranking.pinned
@@ -283,4 +358,11 @@ def date_hint(query: str, now: datetime) -> DateHint | None:
     return DateHint(test)
 
 
-__all__ = ["BM25_WEIGHTS", "DEFAULT_RANKING", "Ranking", "date_hint", "run_search"]
+__all__ = [
+    "BM25_WEIGHTS",
+    "DEFAULT_RANKING",
+    "Ranking",
+    "date_hint",
+    "ranked_candidates",
+    "run_search",
+]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import builtins
 import json
 import sqlite3
-import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -600,7 +599,7 @@ class MemoryStore:
                 )
             user_col, agent_col, session_col = scope.as_columns()
             values.update(
-                uid=str(uuid.uuid4()),
+                uid=_new_uid(),
                 user=user_col,
                 agent=agent_col,
                 session=session_col,
@@ -621,10 +620,21 @@ class MemoryStore:
 
     def _similar(self, scope: Scope, content: str) -> builtins.list[tuple[Memory, float]]:
         """Live memories of ``scope`` that look like rephrasings of ``content``."""
-        from zeromem_cli.similarity import nearest
+        from zeromem_cli.search import ranked_candidates
+        from zeromem_cli.similarity import candidate_match, nearest
 
-        view = self.scoped(user=scope.user, agent=scope.agent, session=scope.session)
-        return nearest(content, lambda text, limit: view.search(text, limit=limit))
+        match = candidate_match(self._conn, content)
+        if match is None:
+            return []
+        return nearest(
+            content,
+            lambda text, limit: [
+                self._to_memory(row)
+                for row, _ in ranked_candidates(
+                    self._conn, scope, self.now(), match, Filters(), limit
+                )
+            ],
+        )
 
     def _fetch(self, conn: sqlite3.Connection, memory_id: int) -> Memory:
         row = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
@@ -894,6 +904,12 @@ def _refuse_secrets(fields: dict[str, Any]) -> None:
         {name: fields.get(name) for name in ("content", "key", "tags", "meta")},
         doing="store",
     )
+
+
+def _new_uid() -> str:
+    import uuid  # only writes need it (it pulls in platform): kept off the search start-up path
+
+    return str(uuid.uuid4())
 
 
 def _as_iso(moment: str | datetime) -> str:

@@ -14,7 +14,6 @@ rebuilds the FTS table on next open.
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 import unicodedata
 
@@ -56,6 +55,8 @@ def require_utf8(text: str, what: str) -> str:
 
 def normalize(text: str) -> str:
     """NFKC, so full-width letters, compatibility forms and half-width kana compare equal."""
+    if text.isascii():  # NFKC leaves ASCII unchanged; the check is ~10x cheaper
+        return text
     return unicodedata.normalize("NFKC", text)
 
 
@@ -90,6 +91,8 @@ def content_hash(text: str) -> int:
     characters (the index is per scope, so a collision is a 2**-64 event per pair).
     """
     canonical = _SPACE.sub(" ", normalize(text).casefold()).strip()
+    import hashlib  # imported on first use: reads never hash, and it costs ~2 ms to load
+
     digest = hashlib.blake2b(canonical.encode("utf-8"), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 
@@ -115,6 +118,8 @@ def cjk_grams(run: str) -> list[str]:
 
 def index_text(text: str) -> str:
     """The form of ``text`` given to FTS5: Latin left for unicode61, CJK runs as grams."""
+    if text.isascii():
+        return text
     text = normalize(text)
     if not has_cjk(text):
         return text

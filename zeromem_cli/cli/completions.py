@@ -8,8 +8,6 @@ rich, and answering a TAB never opens the database: only the command tree is con
 ``completions/`` holds the generated scripts; a test fails when they drift from this module.
 """
 
-from __future__ import annotations
-
 import os
 import re
 from enum import Enum

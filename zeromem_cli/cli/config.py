@@ -5,8 +5,6 @@ value in effect (environment > file > default) and where it comes from. Settings
 not per database: --db and the scope options are accepted (like on every command) and ignored.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

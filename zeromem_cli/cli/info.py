@@ -1,7 +1,5 @@
 """``zeromem path`` and ``zeromem stats``: where the files are and what they hold."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

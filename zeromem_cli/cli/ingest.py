@@ -5,8 +5,6 @@ resolves options and config, and hands the report to ``render``. The summary lin
 message (stderr); the details (``--dry-run`` plan, ``--json``) are data (stdout).
 """
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import Annotated, Optional

@@ -4,8 +4,6 @@ The selection, deletion and gc logic live in ``zeromem_cli.lifecycle``; this mod
 options, asks for confirmation and hands the results to ``render``.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Optional
 
 import typer

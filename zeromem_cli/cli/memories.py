@@ -2,8 +2,6 @@
 (``forget`` lives in ``cli/lifecycle.py``). Each parses arguments, calls ``MemoryStore`` and
 hands the result to ``render``."""
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Optional
 
 import typer

@@ -4,8 +4,6 @@ Options are declared once as ``Annotated`` aliases so each command lists them in
 signature and they work after the subcommand name: ``zeromem search foo --user alice``.
 """
 
-from __future__ import annotations
-
 import json
 import math
 import sys

@@ -1,7 +1,5 @@
 """The ``search`` command: full-text search with filters, output in any format."""
 
-from __future__ import annotations
-
 from typing import Annotated, Optional
 
 import typer

@@ -3,8 +3,6 @@
 The progress bar (rich) is drawn only when stderr is a terminal, and imported only then.
 """
 
-from __future__ import annotations
-
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
