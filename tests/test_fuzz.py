@@ -85,8 +85,8 @@ def test_build_match_never_makes_fts5_raise(fts: sqlite3.Connection, text: str) 
         fts.execute("SELECT rowid FROM t WHERE t MATCH ?", (quote(term),)).fetchall()
 
 
-# Letters, digits, punctuation and spaces of any script. Symbols and unassigned code points are
-# left out: see test_words_glued_to_newer_symbols_are_findable for the known gap there.
+# Letters, digits, punctuation and spaces of any script (symbols: see
+# test_words_glued_to_newer_symbols_are_findable).
 WORDS = st.text(
     alphabet=st.characters(codec="utf-8", categories=("L", "Nd", "P", "Zs")), max_size=60
 )
@@ -171,12 +171,6 @@ def test_the_store_takes_any_text_and_any_query(
         fuzz_store.update(memory.id, content=content + " v2", allow_secret=True)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: Python's \\w and SQLite's unicode61 (Unicode 6.1 tables) disagree on "
-    "symbols assigned later and unassigned code points, so 'deploy🤖bot' is indexed as one "
-    "token but queried as 'deploy', 'bot'. Fix: index the words query_terms sees.",
-)
 def test_words_glued_to_newer_symbols_are_findable(store: MemoryStore) -> None:
     memory = store.add("deploy🤖bot finished")
     assert [h.id for h in store.search("bot")] == [memory.id]

@@ -19,7 +19,7 @@ import unicodedata
 
 from zeromem_cli.errors import InvalidInputError
 
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 
 # Han (incl. extension A, compatibility, extension B+), kana, hangul syllables and jamo.
 _CJK_CLASS = (
@@ -32,6 +32,7 @@ CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
 _CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
 # Word characters that are not CJK: Latin, Cyrillic, digits... (underscore splits words).
 _WORD = re.compile(f"(?:(?![{_CJK_CLASS}])[^\\W_])+")
+_INDEX_TOKEN = re.compile(f"{_WORD.pattern}|[{_CJK_CLASS}]+")
 _SPACE = re.compile(r"\s+")
 _LATIN_ACCENTED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
 # C0/C1 control characters other than tab and newline, plus NUL: never stored.
@@ -117,13 +118,22 @@ def cjk_grams(run: str) -> list[str]:
 
 
 def index_text(text: str) -> str:
-    """The form of ``text`` given to FTS5: Latin left for unicode61, CJK runs as grams."""
+    """The form of ``text`` given to FTS5: its words, and CJK runs as grams, space-separated.
+
+    Outside ASCII the index holds exactly the words the query side finds (``latin_words``),
+    not the raw text: unicode61's Unicode 6.1 tables and Python's disagree on newer symbols
+    and letters, and a word glued to one ("deploy🤖bot") must be findable by its parts.
+    """
     if text.isascii():
-        return text
-    text = normalize(text)
-    if not has_cjk(text):
-        return text
-    return CJK_RUN.sub(lambda m: " " + " ".join(cjk_grams(m.group(0))) + " ", text)
+        return text  # ASCII letters, digits and separators are the same to both
+    pieces: list[str] = []
+    for match in _INDEX_TOKEN.finditer(normalize(text)):
+        token = match.group(0)
+        if _CJK_CHAR.match(token):
+            pieces.extend(cjk_grams(token))
+        else:
+            pieces.append(token)
+    return " ".join(pieces)
 
 
 def latin_words(text: str) -> list[str]:
