@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from zeromem_cli import migrations
+from zeromem_cli import fts, migrations, validation
 from zeromem_cli.db import connect, map_error, retry_busy
 from zeromem_cli.errors import InvalidInputError, NotFoundError, StoreError
 from zeromem_cli.models import HistoryEntry, Memory, Scope, WriteResult
@@ -28,10 +28,10 @@ from zeromem_cli.text import (
     INDEX_VERSION,
     clean_content,
     content_hash,
-    index_text,
     require_utf8,
 )
 from zeromem_cli.times import Clock, from_iso, parse_expiry, to_iso, utcnow
+from zeromem_cli.validation import MAX_ID
 
 DEFAULT_CATEGORY = "general"
 DEFAULT_IMPORTANCE = 5
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     from zeromem_cli.pack import PackResult
 
 _UNSET: Any = object()
-MAX_ID = 2**63 - 1  # the largest SQLite integer: ids and limits beyond it cannot be bound
 
 
 class MemoryStore:
@@ -182,46 +181,17 @@ class MemoryStore:
             for memory_row in conn.execute(
                 "SELECT id, content, tags, category, key FROM memories"
             ).fetchall():
-                self._index(conn, memory_row)
+                fts.index_row(conn, memory_row)
             conn.execute(
                 "INSERT OR REPLACE INTO store_meta(key, value) VALUES ('index_version', ?)",
                 (str(INDEX_VERSION),),
             )
 
-    # -- index maintenance --------------------------------------------------------------------
-
-    @staticmethod
-    def _index_values(row: sqlite3.Row | dict[str, Any]) -> tuple[str, str, str, str]:
-        tags = " ".join(json.loads(row["tags"])) if isinstance(row["tags"], str) else ""
-        return (
-            index_text(row["content"]),
-            index_text(tags),
-            index_text(row["category"]),
-            index_text(row["key"] or ""),
-        )
-
-    def _index(self, conn: sqlite3.Connection, row: sqlite3.Row | dict[str, Any]) -> None:
-        conn.execute(
-            "INSERT INTO memories_fts(rowid, content, tags, category, key) VALUES (?, ?, ?, ?, ?)",
-            (row["id"], *self._index_values(row)),
-        )
-
-    def _unindex(self, conn: sqlite3.Connection, row: sqlite3.Row | dict[str, Any]) -> None:
-        # Contentless FTS5 deletes by replaying the exact values that were indexed.
-        conn.execute(
-            "INSERT INTO memories_fts(memories_fts, rowid, content, tags, category, key) "
-            "VALUES ('delete', ?, ?, ?, ?, ?)",
-            (row["id"], *self._index_values(row)),
-        )
-
     # -- helpers for sibling core modules (transfer.py bulk import and export) ---------------
 
     def index_rows(self, conn: sqlite3.Connection, rows: Iterable[dict[str, Any]]) -> None:
         """Index many rows (each with id, content, tags, category, key) in one executemany."""
-        conn.executemany(
-            "INSERT INTO memories_fts(rowid, content, tags, category, key) VALUES (?, ?, ?, ?, ?)",
-            ((row["id"], *self._index_values(row)) for row in rows),
-        )
+        fts.index_rows(conn, rows)
 
     def archive_version(
         self, conn: sqlite3.Connection, row: sqlite3.Row, ended_at: str, change: str
@@ -245,9 +215,9 @@ class MemoryStore:
         """Remove memories from the FTS index inside the caller's transaction (used by
         ``lifecycle`` when it deletes rows for good)."""
         for row in rows:
-            self._unindex(conn, row)
+            fts.unindex_row(conn, row)
 
-    # -- validation ---------------------------------------------------------------------------
+    # -- validation (rules in validation.py; these need the store's limit and clock) ----
 
     def _clean_content(self, content: str) -> str:
         if not isinstance(content, str):
@@ -261,42 +231,6 @@ class MemoryStore:
                 f"content is {size} bytes, over the limit of {self.max_content_bytes} bytes"
             )
         return cleaned
-
-    @staticmethod
-    def _clean_label(value: str, what: str) -> str:
-        cleaned = clean_content(require_utf8(str(value), what))
-        if not cleaned:
-            raise InvalidInputError(f"{what} is empty")
-        if len(cleaned) > 200:
-            raise InvalidInputError(f"{what} is longer than 200 characters")
-        return cleaned
-
-    @classmethod
-    def _clean_tags(cls, tags: Iterable[str]) -> list[str]:
-        if isinstance(tags, str):
-            tags = [tags]
-        return list(dict.fromkeys(cls._clean_label(t, "tag") for t in tags))
-
-    @staticmethod
-    def _clean_importance(importance: int) -> int:
-        if isinstance(importance, bool) or not isinstance(importance, int):
-            raise InvalidInputError("importance must be an integer from 0 to 10")
-        if not 0 <= importance <= 10:
-            raise InvalidInputError(f"importance must be from 0 to 10, not {importance}")
-        return importance
-
-    @staticmethod
-    def _clean_meta(meta: dict[str, Any] | None) -> str:
-        if meta is None:
-            return "{}"
-        if not isinstance(meta, dict):
-            raise InvalidInputError("meta must be an object of key/value pairs")
-        try:
-            # allow_nan=False: NaN/Infinity are not JSON and would make the row unreadable.
-            text = json.dumps(meta, ensure_ascii=False, sort_keys=True, allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            raise InvalidInputError(f"meta is not JSON-serialisable: {exc}") from None
-        return require_utf8(text, "meta")
 
     def _expiry(self, ttl: str | None, expires_at: str | datetime | None) -> str | None:
         if ttl is not None and expires_at is not None:
@@ -411,7 +345,7 @@ class MemoryStore:
         """Write a new version of ``row`` (history, index and row in one go)."""
         now = to_iso(self.now())
         self._archive_version(conn, row, now, change)
-        self._unindex(conn, row)
+        fts.unindex_row(conn, row)
         merged = {**dict(row), **new, "updated_at": now}
         try:
             conn.execute(
@@ -425,7 +359,7 @@ class MemoryStore:
             raise InvalidInputError(
                 f"key {merged['key']!r} is already used by another memory in this scope"
             ) from None
-        self._index(conn, merged)
+        fts.index_row(conn, merged)
 
     # -- writes -------------------------------------------------------------------------------
 
@@ -520,24 +454,24 @@ class MemoryStore:
         given: dict[str, Any] = {
             "content": cleaned_content,
             "content_hash": content_hash(cleaned_content),
-            "key": self._clean_label(key, "key") if key is not None else None,
+            "key": validation.clean_label(key, "key") if key is not None else None,
         }
         if category is not None:
-            given["category"] = self._clean_label(category, "category")
+            given["category"] = validation.clean_label(category, "category")
         if tags is not None:
-            given["tags"] = json.dumps(self._clean_tags(tags), ensure_ascii=False)
+            given["tags"] = json.dumps(validation.clean_tags(tags), ensure_ascii=False)
         if importance is not None:
-            given["importance"] = self._clean_importance(importance)
+            given["importance"] = validation.clean_importance(importance)
         if pinned is not None:
             given["pinned"] = int(bool(pinned))
         if meta is not None:
-            given["meta"] = self._clean_meta(meta)
+            given["meta"] = validation.clean_meta(meta)
         if ttl is not None or expires_at is not None:
             given["expires_at"] = self._expiry(ttl, expires_at)
         if not allow_secret:
             _refuse_secrets(given)
         values: dict[str, Any] = {
-            "category": self._clean_label(default_category, "category")
+            "category": validation.clean_label(default_category, "category")
             if default_category
             else DEFAULT_CATEGORY,
             "tags": "[]",
@@ -614,7 +548,7 @@ class MemoryStore:
                 values,
             )
             values["id"] = cursor.lastrowid
-            self._index(conn, values)
+            fts.index_row(conn, values)
             found = [(m.id, round(score, 3)) for m, score in similar]
             return WriteResult(self._fetch(conn, values["id"]), "added", found)
 
@@ -667,13 +601,13 @@ class MemoryStore:
             new["content"] = self._clean_content(content)
             new["content_hash"] = content_hash(new["content"])
         if category is not None:
-            new["category"] = self._clean_label(category, "category")
+            new["category"] = validation.clean_label(category, "category")
         if tags is not None:
-            new["tags"] = json.dumps(self._clean_tags(tags), ensure_ascii=False)
+            new["tags"] = json.dumps(validation.clean_tags(tags), ensure_ascii=False)
         if key is not _UNSET:
-            new["key"] = self._clean_label(key, "key") if key is not None else None
+            new["key"] = validation.clean_label(key, "key") if key is not None else None
         if importance is not None:
-            new["importance"] = self._clean_importance(importance)
+            new["importance"] = validation.clean_importance(importance)
         if pinned is not None:
             new["pinned"] = int(bool(pinned))
         if ttl is not None or (expires_at is not _UNSET and expires_at is not None):
@@ -683,7 +617,7 @@ class MemoryStore:
         if meta is not None and not isinstance(meta, dict):
             raise InvalidInputError("meta must be an object of key/value pairs")
         if not allow_secret:
-            _refuse_secrets({**new, "meta": self._clean_meta(meta) if meta else None})
+            _refuse_secrets({**new, "meta": validation.clean_meta(meta) if meta else None})
         with self.transaction() as conn:
             row = self._row(conn, memory_id)
             if meta:
@@ -693,7 +627,7 @@ class MemoryStore:
                         merged.pop(name, None)
                     else:
                         merged[name] = value
-                new["meta"] = self._clean_meta(merged)
+                new["meta"] = validation.clean_meta(merged)
             changed = {k: v for k, v in new.items() if row[k] != v}
             if not changed:
                 return self._to_memory(row)
@@ -763,7 +697,7 @@ class MemoryStore:
         )
         if limit is not None:
             sql += " LIMIT :limit"
-            params["limit"] = _check_limit(limit)
+            params["limit"] = validation.check_limit(limit)
         rows = self._read(sql, {**params, **self._scope_params()})
         return [self._to_memory(r) for r in rows]
 
@@ -789,7 +723,7 @@ class MemoryStore:
                     self.scope,
                     self.now(),
                     query,
-                    limit=_check_limit(limit),
+                    limit=validation.check_limit(limit),
                     filters=filters or Filters(),
                     fts=fts,
                     ranking=ranking or DEFAULT_RANKING,
@@ -860,7 +794,7 @@ class MemoryStore:
         ``pinned_only``) up to ``limit`` of the most important and of the most recent ones."""
         where, params = (filters or Filters()).where(self.now())
         base = f"SELECT m.* FROM memories m WHERE {self._SCOPE_SQL} AND {where}"
-        params.update(limit=_check_limit(limit), **self._scope_params())
+        params.update(limit=validation.check_limit(limit), **self._scope_params())
         rows = self._read(f"{base} AND m.pinned = 1 ORDER BY m.updated_at DESC, m.id DESC", params)
         if pinned_only:
             return [self._to_memory(r) for r in rows]
@@ -914,12 +848,6 @@ def _new_uid() -> str:
 
 def _as_iso(moment: str | datetime) -> str:
     return to_iso(moment) if isinstance(moment, datetime) else to_iso(from_iso(moment))
-
-
-def _check_limit(limit: int) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise InvalidInputError(f"limit must be a positive integer, not {limit!r}")
-    return min(limit, MAX_ID)  # SQLite integers are 64-bit: a huge limit means "all"
 
 
 __all__ = ["BM25_WEIGHTS", "MemoryStore", "StoreError"]

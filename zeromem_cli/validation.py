@@ -1,0 +1,62 @@
+"""Validation of the values a memory is made of: labels, tags, importance, meta, limits.
+
+Shared by every write path (``MemoryStore.write``/``update`` and import), so a value the
+library refuses in one place it refuses everywhere, with the same message.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.text import clean_content, require_utf8
+
+MAX_LABEL = 200
+MAX_ID = 2**63 - 1  # the largest SQLite integer: ids and limits beyond it cannot be bound
+
+
+def clean_label(value: str, what: str) -> str:
+    """A category, key or tag: cleaned like content, non-empty, at most 200 characters."""
+    cleaned = clean_content(require_utf8(str(value), what))
+    if not cleaned:
+        raise InvalidInputError(f"{what} is empty")
+    if len(cleaned) > MAX_LABEL:
+        raise InvalidInputError(f"{what} is longer than {MAX_LABEL} characters")
+    return cleaned
+
+
+def clean_tags(tags: Iterable[str]) -> list[str]:
+    """Distinct cleaned tags, in order (a lone string is one tag, not its characters)."""
+    if isinstance(tags, str):
+        tags = [tags]
+    return list(dict.fromkeys(clean_label(t, "tag") for t in tags))
+
+
+def clean_importance(importance: int) -> int:
+    if isinstance(importance, bool) or not isinstance(importance, int):
+        raise InvalidInputError("importance must be an integer from 0 to 10")
+    if not 0 <= importance <= 10:
+        raise InvalidInputError(f"importance must be from 0 to 10, not {importance}")
+    return importance
+
+
+def clean_meta(meta: dict[str, Any] | None) -> str:
+    """Meta as stored: a JSON object with sorted keys."""
+    if meta is None:
+        return "{}"
+    if not isinstance(meta, dict):
+        raise InvalidInputError("meta must be an object of key/value pairs")
+    try:
+        # allow_nan=False: NaN/Infinity are not JSON and would make the row unreadable.
+        text = json.dumps(meta, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"meta is not JSON-serialisable: {exc}") from None
+    return require_utf8(text, "meta")
+
+
+def check_limit(limit: int) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidInputError(f"limit must be a positive integer, not {limit!r}")
+    return min(limit, MAX_ID)  # SQLite integers are 64-bit: a huge limit means "all"
