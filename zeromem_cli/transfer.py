@@ -33,29 +33,8 @@ if TYPE_CHECKING:
 
 EXPORT_FORMATS = ("jsonl", "json", "csv", "markdown")
 CONFLICT_POLICIES = ("skip", "update", "duplicate")
-# Columns an import writes, in INSERT order.
-COLUMNS = (
-    "id",
-    "uid",
-    "content",
-    "content_hash",
-    "category",
-    "tags",
-    "key",
-    "user",
-    "agent",
-    "session",
-    "importance",
-    "pinned",
-    "meta",
-    "created_at",
-    "updated_at",
-    "expires_at",
-    "last_accessed_at",
-    "access_count",
-    "deleted_at",
-    "deleted_reason",
-)
+# Columns an import writes, in INSERT order: every record field, plus the duplicate hash.
+COLUMNS = ("content_hash", *MEMORY_FIELDS)
 # Columns compared to decide whether an update changes anything.
 _COMPARED = tuple(c for c in COLUMNS if c not in ("id", "uid", "content_hash"))
 _HISTORY_COLUMNS = (
