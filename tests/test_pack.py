@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import Run
 from zeromem_cli import MemoryStore
-from zeromem_cli.pack import FORMATS, Weights
+from zeromem_cli.pack import FORMATS, Weights, expansion_terms
 from zeromem_cli.tokens import count_tokens
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -58,6 +58,22 @@ def test_no_query_packs_pinned_important_and_recent(db_path: Path) -> None:
     assert ids[0] == pinned.id and ids[1] == important.id
     assert ids[-1] == old_unimportant.id  # least important and oldest comes last
     store.close()
+
+
+def test_feedback_finds_a_memory_phrased_like_the_best_answer(store: MemoryStore) -> None:
+    answer = store.add("Dana planned the telescope trip to watch the meteor shower")
+    related = store.add("Packed the telescope, blankets and thermos for the meteor night")
+    for number in range(6):
+        store.add(f"Unrelated note {number} about the invoice and the budget review")
+    assert expansion_terms("What trip did Dana plan?", [answer]) == [
+        "meteor",
+        "shower",
+        "telescope",
+        "watch",
+    ]
+    result = store.pack("What trip did Dana plan?", budget=200, touch=False)
+    assert [m.id for m in result.memories][:2] == [answer.id, related.id]
+    assert all("invoice" not in m.content for m in result.memories)
 
 
 def test_weights_change_the_order(store: MemoryStore) -> None:
