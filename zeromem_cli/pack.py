@@ -431,6 +431,13 @@ def _add_relevance(
         memories.setdefault(hit.id, hit)
 
 
+def max_lines(budget: int) -> int:
+    """More memories than this cannot fit ``budget``: every packed memory costs at least two
+    tokens in any format and tokenizer (its text and a separator), so loading more pinned
+    memories than this is wasted work (a store pinning 10k would otherwise load them all)."""
+    return max(1, budget // 2)
+
+
 def pack(
     store: MemoryStore,
     query: str | None = None,
@@ -469,9 +476,11 @@ def pack(
         if expansion:
             second = store.search(" ".join(expansion), limit=pool, filters=filters)
             _add_relevance(second, FEEDBACK_WEIGHT, relevance, memories)
-        extra = store.pack_candidates(pool, filters, pinned_only=True)
+        extra = store.pack_candidates(
+            pool, filters, pinned_only=True, pinned_limit=max_lines(budget)
+        )
     else:
-        extra = store.pack_candidates(pool, filters)
+        extra = store.pack_candidates(pool, filters, pinned_limit=max_lines(budget))
     for memory in extra:
         memories.setdefault(memory.id, memory)
     candidates = score_candidates(list(memories.values()), relevance, weights, store.now())

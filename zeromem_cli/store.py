@@ -788,14 +788,29 @@ class MemoryStore:
     # -- pack support (logic in pack.py) -----------------------------------------------------
 
     def pack_candidates(
-        self, limit: int, filters: Filters | None = None, *, pinned_only: bool = False
+        self,
+        limit: int,
+        filters: Filters | None = None,
+        *,
+        pinned_only: bool = False,
+        pinned_limit: int | None = None,
     ) -> builtins.list[Memory]:
-        """What ``pack`` starts from besides search hits: every pinned memory, then (unless
-        ``pinned_only``) up to ``limit`` of the most important and of the most recent ones."""
+        """What ``pack`` starts from besides search hits: the pinned memories (at most
+        ``pinned_limit``, most important first: more than a budget can hold is wasted work),
+        then (unless ``pinned_only``) up to ``limit`` of the most important and of the most
+        recent ones."""
         where, params = (filters or Filters()).where(self.now())
         base = f"SELECT m.* FROM memories m WHERE {self._SCOPE_SQL} AND {where}"
-        params.update(limit=validation.check_limit(limit), **self._scope_params())
-        rows = self._read(f"{base} AND m.pinned = 1 ORDER BY m.updated_at DESC, m.id DESC", params)
+        params.update(
+            limit=validation.check_limit(limit),
+            pinned_limit=validation.check_limit(pinned_limit or validation.MAX_ID),
+            **self._scope_params(),
+        )
+        rows = self._read(
+            f"{base} AND m.pinned = 1 "
+            "ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC LIMIT :pinned_limit",
+            params,
+        )
         if pinned_only:
             return [self._to_memory(r) for r in rows]
         rows += self._read(
