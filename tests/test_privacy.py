@@ -4,6 +4,7 @@ the package cannot talk to the network."""
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,12 @@ def test_every_read_sees_only_its_own_scope(cli: Run, seeded: dict[str, int]) ->
         ]
         assert [m["id"] for m in as_json(cli("list", *scope, "--json"))] == [mine]
         assert as_json(cli("show", str(mine), *scope, "--json"))["id"] == mine
+        packed = as_json(cli("pack", "shared", "--format", "json", "--no-touch", *scope))
+        assert [m["id"] for m in packed] == [mine]
+        assert cli("pack", "shared", *scope).stdout.count("shared private fact") == 1
+        exported = cli("export", *scope).stdout.splitlines()
+        assert [json.loads(line)["id"] for line in exported] == [mine]
+        assert as_json(cli("stats", *scope, "--json"))["memories"]["live"] == 1
 
 
 @pytest.mark.parametrize(
