@@ -375,15 +375,17 @@ def fill(
         if budget - used < floor:
             candidate.status = f"over budget ({budget - used} left)"
             continue
-        signature = _signature(candidate.memory.content)
-        better = near_duplicate(signature, kept)
-        if better is not None:
-            candidate.status = f"near-duplicate of #{better.memory.id}"
-            continue
         # A unit's cost: its own count without the tokenizer's per-text overhead (already
         # paid by the skeleton); the exact count of the whole text is checked below.
         candidate.tokens = max(1, tokenizer.count(formatter.unit(candidate.memory)) - overhead)
         if used + candidate.tokens <= budget:
+            # Near-duplicates are looked for only among what fits: once the budget is nearly
+            # full most candidates stop here, before the costlier word-set comparison.
+            signature = _signature(candidate.memory.content)
+            better = near_duplicate(signature, kept)
+            if better is not None:
+                candidate.status = f"near-duplicate of #{better.memory.id}"
+                continue
             used += candidate.tokens
             candidate.status = "included"
             chosen.append(candidate)
