@@ -12,6 +12,7 @@ from zeromem_cli.cli.options import (
     AgentOption,
     DbOption,
     FormatOption,
+    IncludeExpiredOption,
     JsonOption,
     SessionOption,
     UserOption,
@@ -141,9 +142,7 @@ def list_memories(
     category: CategoryOption = None,
     tag: TagOption = None,
     key: KeyOption = None,
-    include_expired: Annotated[
-        bool, typer.Option("--include-expired", help="Include expired memories.")
-    ] = False,
+    include_expired: IncludeExpiredOption = False,
     fmt: FormatOption = None,
     as_json: JsonOption = False,
     db: DbOption = None,

@@ -129,3 +129,15 @@ def confirm_or_refuse(question: str, yes: bool) -> None:
         )
     if not typer.confirm(question, default=False, err=True):
         raise typer.Exit(1)
+
+
+# Filters shared by list, search, pack and export.
+SinceOption = Annotated[
+    Optional[str], typer.Option("--since", help="Created within 7d, 24h... or since a date.")
+]
+UntilOption = Annotated[
+    Optional[str], typer.Option("--until", help="Created before 7d ago, or before a date.")
+]
+IncludeExpiredOption = Annotated[
+    bool, typer.Option("--include-expired", help="Include expired memories.")
+]

@@ -18,6 +18,8 @@ from zeromem_cli.cli.options import (
     AgentOption,
     DbOption,
     SessionOption,
+    SinceOption,
+    UntilOption,
     UserOption,
     open_store,
     read_text_argument,
@@ -81,14 +83,8 @@ def pack(
     ] = None,
     category: CategoryOption = None,
     tag: TagOption = None,
-    since: Annotated[
-        Optional[str],
-        typer.Option("--since", help="Only memories created within 7d... or since a date."),
-    ] = None,
-    until: Annotated[
-        Optional[str],
-        typer.Option("--until", help="Only memories created before 7d ago or a date."),
-    ] = None,
+    since: SinceOption = None,
+    until: UntilOption = None,
     no_touch: Annotated[
         bool, typer.Option("--no-touch", help="Do not record an access of the packed memories.")
     ] = False,

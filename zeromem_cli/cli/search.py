@@ -11,8 +11,11 @@ from zeromem_cli.cli.options import (
     AgentOption,
     DbOption,
     FormatOption,
+    IncludeExpiredOption,
     JsonOption,
     SessionOption,
+    SinceOption,
+    UntilOption,
     UserOption,
     open_store,
     read_text_argument,
@@ -34,18 +37,12 @@ def search(
     category: CategoryOption = None,
     tag: TagOption = None,
     key: KeyOption = None,
-    since: Annotated[
-        Optional[str], typer.Option("--since", help="Created within 7d, 24h... or since a date.")
-    ] = None,
-    until: Annotated[
-        Optional[str], typer.Option("--until", help="Created before 7d ago, or before a date.")
-    ] = None,
+    since: SinceOption = None,
+    until: UntilOption = None,
     min_score: Annotated[
         Optional[float], typer.Option("--min-score", help="Drop results scoring below this.")
     ] = None,
-    include_expired: Annotated[
-        bool, typer.Option("--include-expired", help="Include expired memories.")
-    ] = False,
+    include_expired: IncludeExpiredOption = False,
     fts: Annotated[
         bool, typer.Option("--fts", help="QUERY is a raw FTS5 expression (power users).")
     ] = False,

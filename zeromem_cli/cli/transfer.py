@@ -18,7 +18,10 @@ from zeromem_cli.cli.memories import CategoryOption, TagOption
 from zeromem_cli.cli.options import (
     AgentOption,
     DbOption,
+    IncludeExpiredOption,
     SessionOption,
+    SinceOption,
+    UntilOption,
     UserOption,
     open_store,
 )
@@ -70,15 +73,9 @@ def export(
     ] = None,
     category: CategoryOption = None,
     tag: TagOption = None,
-    since: Annotated[
-        Optional[str], typer.Option("--since", help="Created within 7d, 24h... or since a date.")
-    ] = None,
-    until: Annotated[
-        Optional[str], typer.Option("--until", help="Created before 7d ago, or before a date.")
-    ] = None,
-    include_expired: Annotated[
-        bool, typer.Option("--include-expired", help="Include expired memories.")
-    ] = False,
+    since: SinceOption = None,
+    until: UntilOption = None,
+    include_expired: IncludeExpiredOption = False,
     include_deleted: Annotated[
         bool, typer.Option("--include-deleted", help="Include forgotten memories (the trash).")
     ] = False,
