@@ -273,9 +273,17 @@ def _secret_span(match: re.Match[str]) -> tuple[int, int]:
     return match.span()
 
 
+# Every rule needs one of these: an assignment sign (password=, api_key:, scheme://user:pw@),
+# a run of 12+ token characters (every vendor token, key and JWT is longer), or a PEM header.
+# Text without any of them (most prose) skips the 17 rule scans: import checks every field.
+_MAYBE_SECRET = re.compile(r"[=:]|[A-Za-z0-9_\-/+.]{12}|-----BEGIN")
+
+
 def find_secrets(text: str) -> list[SecretMatch]:
     """Every likely credential in ``text``, in order of position; overlaps keep the first
     rule listed in ``RULES`` (the most specific)."""
+    if not _MAYBE_SECRET.search(text):
+        return []
     found: list[SecretMatch] = []
     for rule in RULES:
         for match in rule.pattern.finditer(text):
