@@ -22,17 +22,30 @@ from zeromem_cli.errors import InvalidInputError
 INDEX_VERSION = 3
 
 # Han (incl. extension A, compatibility, extension B+), kana, hangul syllables and jamo.
-_CJK_CLASS = (
+CJK_CLASS = (
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
     "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff"
     "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
     "\U00020000-\U0002fa1f"
 )
-CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
-_CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
+CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 # Word characters that are not CJK: Latin, Cyrillic, digits... (underscore splits words).
-_WORD = re.compile(f"(?:(?![{_CJK_CLASS}])[^\\W_])+")
-_INDEX_TOKEN = re.compile(f"{_WORD.pattern}|[{_CJK_CLASS}]+")
+# The full Unicode patterns take milliseconds to compile (large character classes), so they
+# are compiled on first use: an ASCII query or write never needs them.
+_WORD_PATTERN = f"(?:(?![{CJK_CLASS}])[^\\W_])+"
+_ASCII_WORD = re.compile("[A-Za-z0-9]+")  # what _WORD finds in ASCII text
+
+
+@functools.cache
+def _word() -> re.Pattern[str]:
+    return re.compile(_WORD_PATTERN)
+
+
+@functools.cache
+def _index_token() -> re.Pattern[str]:
+    return re.compile(f"{_WORD_PATTERN}|[{CJK_CLASS}]+")
+
+
 _SPACE = re.compile(r"\s+")
 _LATIN_ACCENTED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
 # C0/C1 control characters other than tab and newline, plus NUL: never stored.
@@ -99,7 +112,7 @@ def content_hash(text: str) -> int:
 
 
 def has_cjk(text: str) -> bool:
-    return bool(_CJK_CHAR.search(text))
+    return bool(CJK_RUN.search(text))
 
 
 def cjk_bigrams(run: str) -> list[str]:
@@ -127,9 +140,9 @@ def index_text(text: str) -> str:
     if text.isascii():
         return text  # ASCII letters, digits and separators are the same to both
     pieces: list[str] = []
-    for match in _INDEX_TOKEN.finditer(normalize(text)):
+    for match in _index_token().finditer(normalize(text)):
         token = match.group(0)
-        if _CJK_CHAR.match(token):
+        if CJK_RUN.match(token):
             pieces.extend(cjk_grams(token))
         else:
             pieces.append(token)
@@ -143,7 +156,9 @@ def latin_words(text: str) -> list[str]:
     Python's ``casefold`` turns ``ß`` into ``ss`` and knows letters newer than unicode61's
     tables, so a term folded here could miss "Straße" in the index.
     """
-    return _WORD.findall(normalize(text))
+    if text.isascii():
+        return _ASCII_WORD.findall(text)
+    return _word().findall(normalize(text))
 
 
 def cjk_runs(text: str) -> list[str]:

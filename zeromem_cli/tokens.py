@@ -28,6 +28,7 @@ from functools import cache
 from typing import Any, Protocol
 
 from zeromem_cli.errors import InvalidInputError, ZeromemError
+from zeromem_cli.text import CJK_CLASS, CJK_RUN
 
 TOKENIZERS = ("approx", "o200k", "cl100k")
 EXTRA = "zeromem[tokenizers]"
@@ -51,21 +52,20 @@ class Tokenizer(Protocol):
 
 # -- approx -------------------------------------------------------------------------------------
 
-_CJK = (
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # Han
-    "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff"  # kana
-    "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"  # hangul
-    "\U00020000-\U0002fa1f"
-)
 _WORDS = re.compile(r"[A-Za-z]+")
 _CAPITALISED = re.compile(r"(?<![A-Za-z])[A-Z]")
 _DIGITS = re.compile(r"[0-9]+")
-_CJK_RUN = re.compile(f"[{_CJK}]+")
 _SPACES = re.compile(r"[ \t]{2,}|\t")  # one plain space before a word is free
 _NEWLINES = re.compile(r"\n+")
 _PUNCT_RE = re.compile(r"[!-/:-@\[-`{-~]")
-_OTHER = re.compile(f"[^\x00-\x7f{_CJK}]+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+@cache
+def _other() -> re.Pattern[str]:
+    """Non-ASCII, non-CJK runs (compiled on first use: the CJK class is slow to compile)."""
+    return re.compile(f"[^\x00-\x7f{CJK_CLASS}]+")
+
 
 # Costs in hundredths of a token, fitted on the benchmark texts (LoCoMo turns and questions,
 # the Chinese set) as the cheapest rates that never fall below o200k_base or cl100k_base there.
@@ -97,9 +97,9 @@ class ApproxTokenizer:
         # GPT tokenizers split digits in groups of three.
         total += 100 * sum(-(-len(d) // 3) for d in _DIGITS.findall(text))
         if not text.isascii():
-            total += _CJK_CHAR * sum(map(len, _CJK_RUN.findall(text)))
+            total += _CJK_CHAR * sum(map(len, CJK_RUN.findall(text)))
             # No byte-level BPE spends more than one token per UTF-8 byte.
-            total += 100 * sum(len(p.encode("utf-8")) for p in _OTHER.findall(text))
+            total += 100 * sum(len(p.encode("utf-8")) for p in _other().findall(text))
         total += 100 * len(_SPACES.findall(text))
         total += 100 * len(_NEWLINES.findall(text))
         total += _PUNCT * len(_PUNCT_RE.findall(text))
