@@ -36,7 +36,8 @@ REFERENCE = {"bm25": (0.506, 0.588, 0.654, 0.724), "recency": (0.004, 0.015, 0.0
 def index_conversation(conv: Conversation, path: Path) -> tuple[MemoryStore, dict[int, str]]:
     """A store holding one memory per turn; returns it and memory id -> dia_id."""
     last = max(t.when for t in conv.turns)
-    store = MemoryStore(path, clock=lambda: last + timedelta(days=1))
+    # One conversation, one session: pack reads a session as a conversation (context.py).
+    store = MemoryStore(path, session="locomo", clock=lambda: last + timedelta(days=1))
     ids: dict[int, str] = {}
     for turn in conv.turns:
         memory = store.write(

@@ -192,6 +192,7 @@ def _tokenizers() -> list[str]:
     tokenizer=st.sampled_from(_tokenizers()),
     query=st.one_of(st.none(), st.sampled_from(["weekly report", "周报", "deploy ok", "zzz"])),
     header=st.one_of(st.none(), st.sampled_from(["Relevant memories:", "记忆 <ctx>"])),
+    session=st.sampled_from([None, "chat-1"]),  # a session also lends neighbours relevance
 )
 def test_output_never_exceeds_the_budget(
     memories: list[tuple[str, str, bool, int]],
@@ -200,8 +201,12 @@ def test_output_never_exceeds_the_budget(
     tokenizer: str,
     query: str | None,
     header: str | None,
+    session: str | None,
 ) -> None:
-    with tempfile.TemporaryDirectory() as folder, MemoryStore(Path(folder) / "m.db") as store:
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        MemoryStore(Path(folder) / "m.db", session=session) as store,
+    ):
         for content, category, pinned, importance in memories:
             store.add(content, category=category, pinned=pinned, importance=importance)
         result = store.pack(

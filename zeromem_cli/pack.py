@@ -34,10 +34,11 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.config import SETTINGS
+from zeromem_cli.context import context_bonus
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Memory
 from zeromem_cli.query import Filters
@@ -71,6 +72,8 @@ class Weights:
     recency: float = SETTINGS["ranking.recency"].default
     access: float = SETTINGS["ranking.access"].default
     half_life_days: float = SETTINGS["ranking.recency_half_life_days"].default
+    context: float = SETTINGS["ranking.context"].default
+    context_window_minutes: float = SETTINGS["ranking.context_window_minutes"].default
 
     @classmethod
     def from_config(cls, config: Any) -> Weights:
@@ -81,6 +84,8 @@ class Weights:
             recency=config.get("ranking.recency"),
             access=config.get("ranking.access"),
             half_life_days=config.get("ranking.recency_half_life_days"),
+            context=config.get("ranking.context"),
+            context_window_minutes=config.get("ranking.context_window_minutes"),
         )
 
 
@@ -94,6 +99,7 @@ class Candidate:
     recency: float
     access: float
     score: float
+    context: float = 0.0  # the part of ``relevance`` lent by a neighbouring hit
     tokens: int = 0
     status: str = "not reached"  # included / over budget / near-duplicate of #N / ...
 
@@ -110,6 +116,7 @@ class Candidate:
             "importance": round(self.importance, 4),
             "recency": round(self.recency, 4),
             "access": round(self.access, 4),
+            "context": round(self.context, 4),
             "tokens": self.tokens,
             "status": self.status,
         }
@@ -303,7 +310,11 @@ def _recency(memory: Memory, now: datetime, half_life_days: float) -> float:
 
 
 def score_candidates(
-    memories: Sequence[Memory], relevance: dict[int, float], weights: Weights, now: datetime
+    memories: Sequence[Memory],
+    relevance: dict[int, float],
+    weights: Weights,
+    now: datetime,
+    context: dict[int, float] | None = None,
 ) -> list[Candidate]:
     """Score parts of each memory, best first (pinned before all others).
 
@@ -311,18 +322,21 @@ def score_candidates(
     * (w_rel + w_imp * importance + w_rec * recency + w_acc * access)``, so they reorder
     memories of similar relevance but cannot lift a barely matching one above a strong match
     (measured on LoCoMo: the additive form let recency push evidence out). Without a query the
-    parts simply add up.
+    parts simply add up. ``context`` is relevance lent by neighbours (``context.py``), added to
+    a memory's own relevance on the same scale.
     """
+    context = context or {}
     top = max(relevance.values(), default=0.0)
     candidates = []
     for memory in memories:
-        rel = relevance.get(memory.id, 0.0) / top if top > 0 else 0.0
+        lent = context.get(memory.id, 0.0) / top if top > 0 else 0.0
+        rel = relevance.get(memory.id, 0.0) / top + lent if top > 0 else 0.0
         imp = memory.importance / 10
         rec = _recency(memory, now, weights.half_life_days)
         acc = min(1.0, math.log1p(memory.access_count) / _ACCESS_SATURATION)
         others = weights.importance * imp + weights.recency * rec + weights.access * acc
         score = rel * (weights.relevance + others) if top > 0 else others
-        candidates.append(Candidate(memory, rel, imp, rec, acc, score))
+        candidates.append(Candidate(memory, rel, imp, rec, acc, score, context=lent))
     candidates.sort(key=lambda c: (not c.memory.pinned, -c.score, -c.memory.id))
     return candidates
 
@@ -471,6 +485,7 @@ def pack(
     filters = filters or Filters()
     relevance: dict[int, float] = {}
     memories: dict[int, Memory] = {}
+    lent: dict[int, float] = {}
     if query is not None and query.strip():
         hits = store.search(query, limit=pool, filters=filters)
         _add_relevance(hits, 1.0, relevance, memories)
@@ -478,6 +493,14 @@ def pack(
         if expansion:
             second = store.search(" ".join(expansion), limit=pool, filters=filters)
             _add_relevance(second, FEEDBACK_WEIGHT, relevance, memories)
+        if store.scope.session is not None:  # a session is a conversation (``context.py``)
+            lent = context_bonus(
+                relevance,
+                memories,
+                lambda memory, span: store.neighbours(memory, span, filters),
+                weight=weights.context,
+                window=timedelta(minutes=weights.context_window_minutes),
+            )
         extra = store.pack_candidates(
             pool, filters, pinned_only=True, pinned_limit=max_lines(budget)
         )
@@ -485,7 +508,7 @@ def pack(
         extra = store.pack_candidates(pool, filters, pinned_limit=max_lines(budget))
     for memory in extra:
         memories.setdefault(memory.id, memory)
-    candidates = score_candidates(list(memories.values()), relevance, weights, store.now())
+    candidates = score_candidates(list(memories.values()), relevance, weights, store.now(), lent)
     chosen, text, tokens = fill(candidates, formatter, counter, budget)
     included = [c.memory for c in chosen]
     if touch and included:

@@ -266,11 +266,11 @@ def pack_stats(result: Any) -> None:
 
 def pack_explain(result: Any) -> None:
     """Each candidate of a ``PackResult``: rank, score parts and why it is in or out."""
-    message("rank\tid\tpin\tscore\trelevance\timportance\trecency\taccess\ttokens\tstatus")
+    message("rank\tid\tpin\tscore\trelevance\tcontext\timportance\trecency\taccess\ttokens\tstatus")
     for rank, candidate in enumerate(result.candidates, start=1):
         c = candidate.to_dict()
         message(
             f"{rank}\t{c['id']}\t{'yes' if c['pinned'] else ''}\t{c['score']:.3f}\t"
-            f"{c['relevance']:.3f}\t{c['importance']:.2f}\t{c['recency']:.3f}\t"
+            f"{c['relevance']:.3f}\t{c['context']:.3f}\t{c['importance']:.2f}\t{c['recency']:.3f}\t"
             f"{c['access']:.3f}\t{c['tokens'] or ''}\t{c['status']}"
         )

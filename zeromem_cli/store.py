@@ -820,6 +820,24 @@ class MemoryStore:
         unique = {r["id"]: r for r in rows}
         return [self._to_memory(r) for r in unique.values()]
 
+    def neighbours(
+        self, memory: Memory, span: int, filters: Filters | None = None
+    ) -> tuple[builtins.list[Memory], builtins.list[Memory]]:
+        """The ``span`` memories written just before ``memory`` (nearest first) and just after
+        it, in its scope, in (created_at, id) order, among those ``filters`` admit."""
+        where, params = (filters or Filters()).where(self.now())
+        params.update(created_at=memory.created_at, id=memory.id, span=span, **self._scope_params())
+        found = []
+        for side, order in (("<", "DESC"), (">", "ASC")):
+            rows = self._read(
+                f"SELECT m.* FROM memories m WHERE {self._SCOPE_SQL} AND {where} "
+                f"AND (m.created_at, m.id) {side} (:created_at, :id) "
+                f"ORDER BY m.created_at {order}, m.id {order} LIMIT :span",
+                params,
+            )
+            found.append([self._to_memory(r) for r in rows])
+        return found[0], found[1]
+
     def record_access(self, memory_ids: Iterable[int]) -> None:
         """Count one access of each memory (``last_accessed_at``, ``access_count``), in one
         transaction."""

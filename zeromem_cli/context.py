@@ -1,0 +1,65 @@
+"""Conversation context for ``pack``: in a session, memories written next to a strong hit share
+its relevance.
+
+A session scope (``--session``) is a conversation: an agent logging its turns, ``ingest`` of a
+chat, an imported transcript. Its memories answer each other: the question names the topic
+("how was the waterfall in Oregon?") and the answer that follows often shares no word with it
+("I felt like I was in a fairy tale!"). Search alone cannot find that answer; its position can.
+So each of the best hits lends ``weight`` times its relevance to the memories written just
+before and after it in the same scope (``SPAN`` on each side, ``DECAY`` less per step),
+provided they were written within ``window`` of it: days apart is another conversation.
+Outside a session, memories are independent facts and their order says nothing, so pack does
+not call this.
+
+Measured on LoCoMo (``python -m benchmarks.pack_recall``, each conversation in one session):
+evidence recall at 1000 tokens 0.696 -> 0.784; 0.794 on the five conversations the constants
+were chosen on, 0.774 on the five held out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+
+from zeromem_cli.models import Memory
+from zeromem_cli.times import from_iso
+
+SOURCES = 10  # the best hits that lend relevance to their neighbours
+SPAN = 2  # neighbours on each side
+DECAY = 0.8  # each step further away lends this much less
+
+Neighbours = Callable[[Memory, int], tuple[list[Memory], list[Memory]]]
+
+
+def context_bonus(
+    relevance: dict[int, float],
+    memories: dict[int, Memory],
+    neighbours: Neighbours,
+    *,
+    weight: float,
+    window: timedelta,
+) -> dict[int, float]:
+    """The relevance each neighbour of the ``SOURCES`` best hits borrows (the most any one
+    source lends it). New neighbours are added to ``memories``; ``relevance`` is not changed.
+
+    ``neighbours(memory, span)`` returns the memories written before and after ``memory``,
+    nearest first (``MemoryStore.neighbours`` with the pack's filters).
+    """
+    if weight <= 0 or not relevance:
+        return {}
+    best = sorted(relevance, key=lambda i: (-relevance[i], -i))[:SOURCES]
+    bonus: dict[int, float] = {}
+    for source_id in best:
+        source = memories[source_id]
+        written = from_iso(source.created_at)
+        for side in neighbours(source, SPAN):
+            for step, memory in enumerate(side):
+                if abs(from_iso(memory.created_at) - written) > window:
+                    break  # the rest of this side is further away still
+                memories.setdefault(memory.id, memory)
+                lent = weight * relevance[source_id] * DECAY**step
+                bonus[memory.id] = max(bonus.get(memory.id, 0.0), lent)
+    return bonus
+
+
+__all__ = ["DECAY", "SOURCES", "SPAN", "context_bonus"]
