@@ -33,11 +33,15 @@ CACHE = Path(__file__).resolve().parent / ".cache"
 REFERENCE = {"bm25": (0.506, 0.588, 0.654, 0.724), "recency": (0.004, 0.015, 0.047, 0.101)}
 
 
-def index_conversation(conv: Conversation, path: Path) -> tuple[MemoryStore, dict[int, str]]:
-    """A store holding one memory per turn; returns it and memory id -> dia_id."""
+def index_conversation(
+    conv: Conversation, path: Path, session: str | None = "locomo"
+) -> tuple[MemoryStore, dict[int, str]]:
+    """A store holding one memory per turn; returns it and memory id -> dia_id.
+
+    One conversation, one session: pack reads a session as a conversation (context.py).
+    """
     last = max(t.when for t in conv.turns)
-    # One conversation, one session: pack reads a session as a conversation (context.py).
-    store = MemoryStore(path, session="locomo", clock=lambda: last + timedelta(days=1))
+    store = MemoryStore(path, session=session, clock=lambda: last + timedelta(days=1))
     ids: dict[int, str] = {}
     for turn in conv.turns:
         memory = store.write(
@@ -67,13 +71,17 @@ def recency_baseline(store: MemoryStore, budget: int, tokenizer: str) -> set[int
 
 
 def locomo_recall(
-    convs: list[Conversation], budgets: tuple[int, ...], tokenizer: str, max_questions: int = 0
+    convs: list[Conversation],
+    budgets: tuple[int, ...],
+    tokenizer: str,
+    max_questions: int = 0,
+    session: str | None = "locomo",
 ) -> dict:
     pack_hits = {b: [] for b in budgets}
     recent_hits = {b: [] for b in budgets}
     with tempfile.TemporaryDirectory() as folder:
         for number, conv in enumerate(convs):
-            store, dia = index_conversation(conv, Path(folder) / f"c{number}.db")
+            store, dia = index_conversation(conv, Path(folder) / f"c{number}.db", session)
             recent = {b: {dia[i] for i in recency_baseline(store, b, tokenizer)} for b in budgets}
             questions = conv.questions[:max_questions] if max_questions else conv.questions
             for q in questions:
@@ -170,6 +178,11 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="40 questions, 300 memories")
     parser.add_argument("--tokenizer", default="approx", help="counter for the budgets")
+    parser.add_argument(
+        "--no-session",
+        action="store_true",
+        help="store the turns outside a session (no conversation context)",
+    )
     args = parser.parse_args(argv)
     out: dict = {}
     convs = load_locomo()
@@ -177,11 +190,13 @@ def main(argv: list[str] | None = None) -> dict:
         print("LoCoMo not found (../shared/datasets/locomo10.json): recall skipped")
     else:
         convs = convs[:1] if args.quick else convs
-        recall = locomo_recall(convs, BUDGETS, args.tokenizer, 40 if args.quick else 0)
+        session = None if args.no_session else "locomo"
+        recall = locomo_recall(convs, BUDGETS, args.tokenizer, 40 if args.quick else 0, session)
         out["recall"] = recall
         print(
             f"LoCoMo evidence recall, categories 1-4, {recall['questions']} questions, "
-            f"tokenizer {args.tokenizer}"
+            f"tokenizer {args.tokenizer}, "
+            + ("no session" if args.no_session else "one session per conversation")
         )
         print("budget   pack   recency   | reference: bm25  recency")
         for i, b in enumerate(BUDGETS):
