@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from tests.conftest import Run
 from zeromem_cli import MemoryStore
-from zeromem_cli.pack import FORMATS, Weights, expansion_terms
+from zeromem_cli.pack import Weights, expansion_terms
+from zeromem_cli.pack_format import FORMATS
 from zeromem_cli.tokens import count_tokens
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import Run, as_json
 from zeromem_cli import MemoryStore
-from zeromem_cli.pack import FORMATS
+from zeromem_cli.pack_format import FORMATS
 from zeromem_cli.tokens import count_tokens
 
 # Built by concatenation so repository secret scanners do not flag this file.
