@@ -22,13 +22,12 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from zeromem_cli.models import Memory
-from zeromem_cli.times import from_iso
 
 SOURCES = 10  # the best hits that lend relevance to their neighbours
 SPAN = 2  # neighbours on each side
 DECAY = 0.8  # each step further away lends this much less
 
-Neighbours = Callable[[Memory, int], tuple[list[Memory], list[Memory]]]
+Neighbours = Callable[[Memory, int, timedelta], tuple[list[Memory], list[Memory]]]
 
 
 def context_bonus(
@@ -42,20 +41,17 @@ def context_bonus(
     """The relevance each neighbour of the ``SOURCES`` best hits borrows (the most any one
     source lends it). New neighbours are added to ``memories``; ``relevance`` is not changed.
 
-    ``neighbours(memory, span)`` returns the memories written before and after ``memory``,
-    nearest first (``MemoryStore.neighbours`` with the pack's filters).
+    ``neighbours(memory, span, window)`` returns the memories written before and after
+    ``memory`` within ``window``, nearest first (``MemoryStore.neighbours`` with the pack's
+    filters).
     """
     if weight <= 0 or not relevance:
         return {}
     best = sorted(relevance, key=lambda i: (-relevance[i], -i))[:SOURCES]
     bonus: dict[int, float] = {}
     for source_id in best:
-        source = memories[source_id]
-        written = from_iso(source.created_at)
-        for side in neighbours(source, SPAN):
+        for side in neighbours(memories[source_id], SPAN, window):
             for step, memory in enumerate(side):
-                if abs(from_iso(memory.created_at) - written) > window:
-                    break  # the rest of this side is further away still
                 memories.setdefault(memory.id, memory)
                 lent = weight * relevance[source_id] * DECAY**step
                 bonus[memory.id] = max(bonus.get(memory.id, 0.0), lent)

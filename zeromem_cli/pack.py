@@ -339,7 +339,7 @@ def pack(
             lent = context_bonus(
                 relevance,
                 memories,
-                lambda memory, span: store.neighbours(memory, span, filters),
+                lambda memory, span, window: store.neighbours(memory, span, window, filters),
                 weight=weights.context,
                 window=timedelta(minutes=weights.context_window_minutes),
             )

@@ -14,7 +14,7 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -821,17 +821,30 @@ class MemoryStore:
         return [self._to_memory(r) for r in unique.values()]
 
     def neighbours(
-        self, memory: Memory, span: int, filters: Filters | None = None
+        self,
+        memory: Memory,
+        span: int,
+        window: timedelta,
+        filters: Filters | None = None,
     ) -> tuple[builtins.list[Memory], builtins.list[Memory]]:
-        """The ``span`` memories written just before ``memory`` (nearest first) and just after
-        it, in its scope, in (created_at, id) order, among those ``filters`` admit."""
+        """Up to ``span`` memories written just before ``memory`` (nearest first) and just
+        after it, in its scope, in (created_at, id) order, at most ``window`` apart from it,
+        among those ``filters`` admit. The window bounds the index range each side reads."""
         where, params = (filters or Filters()).where(self.now())
-        params.update(created_at=memory.created_at, id=memory.id, span=span, **self._scope_params())
+        written = from_iso(memory.created_at)
+        params.update(
+            created_at=memory.created_at,
+            id=memory.id,
+            span=span,
+            earliest=to_iso(written - window),
+            latest=to_iso(written + window),
+            **self._scope_params(),
+        )
         found = []
-        for side, order in (("<", "DESC"), (">", "ASC")):
+        for side, bound, order in (("<", ">= :earliest", "DESC"), (">", "<= :latest", "ASC")):
             rows = self._read(
                 f"SELECT m.* FROM memories m WHERE {self._SCOPE_SQL} AND {where} "
-                f"AND (m.created_at, m.id) {side} (:created_at, :id) "
+                f"AND (m.created_at, m.id) {side} (:created_at, :id) AND m.created_at {bound} "
                 f"ORDER BY m.created_at {order}, m.id {order} LIMIT :span",
                 params,
             )
