@@ -19,10 +19,12 @@ Public API, used by the store and by import / pack:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.errors import SecretDetectedError
 
@@ -148,11 +150,13 @@ def _rule(
     pattern: str,
     check: Callable[[str], bool] | None = None,
     flags: int = 0,
-) -> SecretRule:
-    return SecretRule(name, description, re.compile(pattern, flags), check)
+) -> tuple[str, str, str, Callable[[str], bool] | None, int]:
+    return (name, description, pattern, check, flags)
 
 
-RULES: tuple[SecretRule, ...] = (
+# The rules as source; ``RULES`` compiles them on first use (17 patterns cost ~4 ms to compile,
+# and most commands, like most texts, never need them: see ``_TRIGGER``).
+_RULE_SOURCES = (
     _rule(
         "private_key",
         "private key block",
@@ -265,6 +269,24 @@ RULES: tuple[SecretRule, ...] = (
 )
 
 
+@functools.cache
+def _compiled_rules() -> tuple[SecretRule, ...]:
+    return tuple(
+        SecretRule(name, description, re.compile(pattern, flags), check)
+        for name, description, pattern, check, flags in _RULE_SOURCES
+    )
+
+
+if TYPE_CHECKING:
+    RULES: tuple[SecretRule, ...]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RULES":  # compiled on first use
+        return _compiled_rules()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _secret_span(match: re.Match[str]) -> tuple[int, int]:
     groups = match.re.groupindex
     for name in ("secret", "q1", "q2", "bare"):
@@ -277,15 +299,41 @@ def _secret_span(match: re.Match[str]) -> tuple[int, int]:
 # a run of 12+ token characters (every vendor token, key and JWT is longer), or a PEM header.
 # Text without any of them (most prose) skips the 17 rule scans: import checks every field.
 _MAYBE_SECRET = re.compile(r"[=:]|[A-Za-z0-9_\-/+.]{12}|-----BEGIN")
+# And every rule holds a literal of its own, matched here with the rule's own case rules (the
+# IGNORECASE rules name a password, passphrase, secret, key or token; the others a vendor
+# prefix, "://", "Bearer" or a PEM header). Most text that passes the check above (a colon, a
+# long word) has none of them, and skips the rule scans: that is most of a bulk import's cost.
+# A rule added to _RULE_SOURCES needs its literal here (the test of every rule's sample fails
+# otherwise).
+_TRIGGER = re.compile(
+    r"-----BEGIN "  # private_key
+    r"|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA"  # aws_access_key_id
+    r"|gh[pousr]_|github_pat_"  # github_token
+    r"|gl(?:pat|dt|rt|ptt|cbt|ft|soat)-"  # gitlab_token
+    r"|xox[baprse]-|xapp-"  # slack_token
+    r"|://"  # slack_webhook, url_credentials
+    r"|sk-"  # anthropic_key, openai_key
+    r"|[sr]k_(?:live|test)_|whsec_"  # stripe_key
+    r"|AIza"  # google_api_key
+    r"|eyJ"  # jwt
+    r"|[Bb]earer"  # bearer_token
+    # aws_secret_access_key, password_assignment, api_key_assignment:
+    r"|(?i:secret|pass|pwd|key|token)"
+)
 
 
 def find_secrets(text: str) -> list[SecretMatch]:
     """Every likely credential in ``text``, in order of position; overlaps keep the first
     rule listed in ``RULES`` (the most specific)."""
-    if not _MAYBE_SECRET.search(text):
+    if not _MAYBE_SECRET.search(text) or not _TRIGGER.search(text):
         return []
+    return _scan(text)
+
+
+def _scan(text: str) -> list[SecretMatch]:
+    """``find_secrets`` without the pre-checks (tests compare the two)."""
     found: list[SecretMatch] = []
-    for rule in RULES:
+    for rule in _compiled_rules():
         for match in rule.pattern.finditer(text):
             start, end = _secret_span(match)
             if start == end:

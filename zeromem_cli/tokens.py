@@ -19,9 +19,6 @@ reads the snippet. Three counters share one tiny interface (``count(text) -> int
 
 from __future__ import annotations
 
-import base64
-import gzip
-import hashlib
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -112,6 +109,8 @@ class ApproxTokenizer:
 
 @dataclass(frozen=True)
 class _EncodingSpec:
+    """A tiktoken encoding: its vocabulary file, the hash that file must have, its regex."""
+
     vocabulary: str
     sha256: str
     pat_str: str
@@ -160,6 +159,11 @@ def _missing(what: str) -> TokenizerUnavailableError:
 
 
 def _load_vocabulary(spec: _EncodingSpec) -> dict[bytes, int]:
+    # Imported here, not at module level: only the exact counters read a vocabulary, and
+    # these modules cost milliseconds on every `search` and `pack` start otherwise.
+    import base64
+    import gzip
+    import hashlib
     from importlib import resources
 
     try:
