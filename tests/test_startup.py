@@ -195,3 +195,38 @@ def test_lazy_cjk_pattern_answers_as_the_compiled_one() -> None:
         assert text.CJK_RUN.sub(" ", sample) == compiled.sub(" ", sample)
         assert bool(text.CJK_RUN.search(sample)) == bool(compiled.search(sample))
         assert bool(text.CJK_RUN.match(sample)) == bool(compiled.match(sample))
+
+
+def test_word_pattern_is_the_lookahead_one_for_every_character() -> None:
+    # The index and the query side both use it: a changed word boundary would need a reindex.
+    reference = re.compile(f"(?:(?![{text.CJK_CLASS}])[^\\W_])")
+    faster = re.compile(text._WORD_PATTERN.removesuffix("+"))
+    for code in [*range(0x3000), *range(0x3000, 0x10000, 7), *range(0x1F000, 0x2FA20, 13)]:
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        assert bool(reference.fullmatch(char)) == bool(faster.fullmatch(char)), hex(code)
+
+
+_AWKWARD = [
+    "plain words",
+    "  padded\u3000ideographic\xa0nbsp\u2028line sep\t tab ",
+    "crlf\r\nand\rcr",
+    "bell\x07 esc\x1b[31m del\x7f c1\x85",
+    "周报 每周五\n发送",
+    "ß Straße ǅ",
+    "",
+    " \n ",
+]
+
+
+def test_clean_content_and_content_hash_keep_their_exact_results() -> None:
+    import hashlib
+
+    control = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+    for sample in _AWKWARD:
+        slow = control.sub("", sample.replace("\r\n", "\n").replace("\r", "\n")).strip()
+        assert text.clean_content(sample) == slow
+        canonical = re.sub(r"\s+", " ", text.normalize(sample).casefold()).strip()
+        digest = hashlib.blake2b(canonical.encode("utf-8"), digest_size=8).digest()
+        assert text.content_hash(sample) == int.from_bytes(digest, "big", signed=True)

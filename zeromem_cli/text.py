@@ -66,7 +66,8 @@ CJK_RUN: re.Pattern[str] = cast("re.Pattern[str]", _NonAsciiPattern(f"[{CJK_CLAS
 # Word characters that are not CJK: Latin, Cyrillic, digits... (underscore splits words).
 # The full Unicode patterns take milliseconds to compile (large character classes), so they
 # are compiled on first use: an ASCII query or write never needs them.
-_WORD_PATTERN = f"(?:(?![{CJK_CLASS}])[^\\W_])+"
+# (A negated class, not a negative lookahead per character: the same runs, ~3x faster.)
+_WORD_PATTERN = f"[^\\W_{CJK_CLASS}]+"
 _ASCII_WORD = re.compile("[A-Za-z0-9]+")  # what _WORD finds in ASCII text
 
 
@@ -77,10 +78,10 @@ def _word() -> re.Pattern[str]:
 
 @functools.cache
 def _index_token() -> re.Pattern[str]:
-    return re.compile(f"{_WORD_PATTERN}|[{CJK_CLASS}]+")
+    # Group 1 is set when the token is a CJK run (the two alternatives are disjoint).
+    return re.compile(f"{_WORD_PATTERN}|([{CJK_CLASS}]+)")
 
 
-_SPACE = re.compile(r"\s+")
 _LATIN_ACCENTED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
 # C0/C1 control characters other than tab and newline, plus NUL: never stored.
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -128,6 +129,8 @@ def clean_content(text: str) -> str:
     Control characters (NUL, escape sequences...) are removed rather than rejected: they are
     never meaningful in a memory and could corrupt a terminal or a prompt when printed.
     """
+    if text.isprintable():  # no CR, no control character (most labels and one-line texts)
+        return text.strip()
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _CONTROL.sub("", text).strip()
 
@@ -138,7 +141,8 @@ def content_hash(text: str) -> int:
     A signed 64-bit BLAKE2b digest: 8 bytes in the row and its index instead of 64 hex
     characters (the index is per scope, so a collision is a 2**-64 event per pair).
     """
-    canonical = _SPACE.sub(" ", normalize(text).casefold()).strip()
+    # split() and re's \s agree on what whitespace is; join/split is ~3x faster than a sub.
+    canonical = " ".join(normalize(text).casefold().split())
     import hashlib  # imported on first use: reads never hash, and it costs ~2 ms to load
 
     digest = hashlib.blake2b(canonical.encode("utf-8"), digest_size=8).digest()
@@ -174,12 +178,16 @@ def index_text(text: str) -> str:
     if text.isascii():
         return text  # ASCII letters, digits and separators are the same to both
     pieces: list[str] = []
+    append, extend = pieces.append, pieces.extend
     for match in _index_token().finditer(normalize(text)):
-        token = match.group(0)
-        if CJK_RUN.match(token):
-            pieces.extend(cjk_grams(token))
-        else:
-            pieces.append(token)
+        run = match.group(1)
+        if run is None:  # a word
+            append(match.group(0))
+        elif len(run) == 1:
+            append(run)
+        else:  # cjk_grams, inline: bulk import indexes hundreds of thousands of runs
+            extend([run[i : i + 2] for i in range(len(run) - 1)])
+            extend(run)
     return " ".join(pieces)
 
 
