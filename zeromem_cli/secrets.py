@@ -72,15 +72,18 @@ class SecretMatch:
 
 # -- value checks ------------------------------------------------------------------------------
 
-_PLACEHOLDER = re.compile(
-    r"""^(?:
+_PLACEHOLDER_PATTERN = r"""^(?:
         [$%<{\[(]          # $VAR, ${VAR}, %VAR%, <password>, {{ secret }}, [redacted], (hidden)
         | \*+ | x+ | \.+ | -+ | _+ | \#+   # ****, xxxx, ..., ----
         | (?:none|null|nil|true|false|empty|redacted|hidden|changeme_?later|required|optional
            |string|str|example|placeholder|your[_-]?\w*|todo|tbd|unset|undefined|n/?a)$
-    )""",
-    re.IGNORECASE | re.VERBOSE,
-)
+    )"""
+
+
+@functools.cache
+def _placeholder() -> re.Pattern[str]:
+    """Compiled on first use, like the rules (only a rule's match is ever checked)."""
+    return re.compile(_PLACEHOLDER_PATTERN, re.IGNORECASE | re.VERBOSE)
 
 
 def _shannon_entropy(value: str) -> float:
@@ -91,7 +94,7 @@ def _shannon_entropy(value: str) -> float:
 
 
 def _not_placeholder(value: str) -> bool:
-    return not _PLACEHOLDER.match(value)
+    return not _placeholder().match(value)
 
 
 def _password_value(value: str) -> bool:
