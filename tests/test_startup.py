@@ -230,3 +230,30 @@ def test_clean_content_and_content_hash_keep_their_exact_results() -> None:
         canonical = re.sub(r"\s+", " ", text.normalize(sample).casefold()).strip()
         digest = hashlib.blake2b(canonical.encode("utf-8"), digest_size=8).digest()
         assert text.content_hash(sample) == int.from_bytes(digest, "big", signed=True)
+
+
+def test_index_text_is_the_token_by_token_one() -> None:
+    import random
+
+    cjk = text.CJK_CLASS
+    token = re.compile(f"(?:(?![{cjk}])[^\\W_])+|[{cjk}]+")
+    cjk_start = re.compile(f"[{cjk}]")
+
+    def reference(sample: str) -> str:  # the implementation before the split-based one
+        if sample.isascii():
+            return sample
+        pieces: list[str] = []
+        for match in token.finditer(text.normalize(sample)):
+            word = match.group(0)
+            pieces.extend(text.cjk_grams(word) if cjk_start.match(word) else [word])
+        return " ".join(pieces)
+
+    alphabet = (
+        list("ab Z9_-.,:")
+        + list("周报发送会议ひらカナ한국゠・゛ßéÅ")
+        + ["🤖", "\u3000", "ｆｕｌｌ"]
+    )
+    rng = random.Random(8)
+    for _ in range(3000):
+        sample = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        assert text.index_text(sample) == reference(sample), repr(sample)
