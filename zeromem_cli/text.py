@@ -46,17 +46,17 @@ class _NonAsciiPattern:
     def compiled(self) -> re.Pattern[str]:
         return re.compile(self.source)
 
-    def search(self, text: str) -> re.Match[str] | None:
-        return None if text.isascii() else self.compiled.search(text)
+    def search(self, text: str, *bounds: int) -> re.Match[str] | None:
+        return None if text.isascii() else self.compiled.search(text, *bounds)
 
-    def match(self, text: str) -> re.Match[str] | None:
-        return None if text.isascii() else self.compiled.match(text)
+    def match(self, text: str, *bounds: int) -> re.Match[str] | None:
+        return None if text.isascii() else self.compiled.match(text, *bounds)
 
-    def findall(self, text: str) -> list[Any]:
-        return [] if text.isascii() else self.compiled.findall(text)
+    def findall(self, text: str, *bounds: int) -> list[Any]:
+        return [] if text.isascii() else self.compiled.findall(text, *bounds)
 
-    def sub(self, repl: str, text: str) -> str:
-        return text if text.isascii() else self.compiled.sub(repl, text)
+    def sub(self, repl: str, text: str, count: int = 0) -> str:
+        return text if text.isascii() else self.compiled.sub(repl, text, count)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.compiled, name)
