@@ -257,3 +257,22 @@ def test_index_text_is_the_token_by_token_one() -> None:
     for _ in range(3000):
         sample = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
         assert text.index_text(sample) == reference(sample), repr(sample)
+
+
+def test_main_can_run_twice_in_one_process(hot_db: Path, tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from zeromem_cli.cli import main\n"
+        "db = sys.argv[1]\n"
+        "for args in (['search', 'weekly'], ['search', 'report'], ['list'], ['search', '周报']):\n"
+        "    sys.argv = ['zeromem', *args, '--db', db]\n"
+        "    try:\n        main()\n    except SystemExit as exc:\n"
+        "        assert exc.code == 0, (args, exc.code)\n"
+    )
+    env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(hot_db)], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("weekly report goes out") == 3  # both searches, and list
+    assert "周报每周五发送" in result.stdout

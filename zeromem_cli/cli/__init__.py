@@ -245,7 +245,10 @@ def main() -> None:
     try:
         app()
     finally:
-        app.registered_commands = commands
+        # Modules imported during the call registered their commands on the shortened list:
+        # keep them, so a later call in this process still finds them.
+        added = [info for info in app.registered_commands if info not in commands]
+        app.registered_commands = commands + added
 
 
 def _invoked_command(commands: list[Any], args: list[str]) -> list[Any]:
