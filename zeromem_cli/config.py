@@ -26,6 +26,8 @@ class ConfigError(ZeromemError):
 
 @dataclass(frozen=True)
 class Setting:
+    """One config key: its type, default, help line and the bounds a value must keep."""
+
     key: str
     kind: type  # str, int, float or bool
     default: Any

@@ -50,6 +50,8 @@ class Scope:
 
 @dataclass
 class Memory:
+    """One memory as the library returns it (``score`` is set by search)."""
+
     id: int
     uid: str
     content: str

@@ -69,6 +69,8 @@ def record_operation(
 
 @dataclass
 class OperationSummary:
+    """One operation's totals in the log."""
+
     op: str
     count: int
     results: int

@@ -8,6 +8,7 @@ together, which is also how tests keep every file inside ``tmp_path``.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 APP_NAME = "zeromem"
@@ -24,6 +25,9 @@ def data_dir() -> Path:
     home = home_override()
     if home is not None:
         return home
+    fast = _linux_user_dir("XDG_DATA_HOME", ".local/share")
+    if fast is not None:
+        return fast
     from platformdirs import user_data_dir  # imported here: only needed without overrides
 
     return Path(user_data_dir(APP_NAME, appauthor=False))
@@ -33,9 +37,33 @@ def config_dir() -> Path:
     home = home_override()
     if home is not None:
         return home
+    fast = _linux_user_dir("XDG_CONFIG_HOME", ".config")
+    if fast is not None:
+        return fast
     from platformdirs import user_config_dir
 
     return Path(user_config_dir(APP_NAME, appauthor=False))
+
+
+def _linux_user_dir(xdg_variable: str, under_home: str) -> Path | None:
+    """platformdirs' answer on Linux, without importing it (it loads tempfile, random and
+    hashlib: ~4 ms on every command that reads the config). Only the two plain cases are
+    answered here: ``$XDG_...`` when it is an absolute path, else ``$HOME/<under_home>``
+    when HOME is absolute; anything else (other systems, Android, no usable HOME) asks
+    platformdirs. tests/test_startup.py checks both answers agree."""
+    if (
+        sys.platform != "linux"
+        or hasattr(sys, "getandroidapilevel")
+        or "ANDROID_DATA" in os.environ
+    ):
+        return None
+    xdg = os.environ.get(xdg_variable, "")
+    if os.path.isabs(xdg):
+        return Path(os.path.join(xdg, APP_NAME))
+    home = os.environ.get("HOME", "")
+    if os.path.isabs(home):
+        return Path(os.path.join(home, under_home, APP_NAME))
+    return None
 
 
 def default_db_path() -> Path:

@@ -12,9 +12,10 @@ import os
 import sys
 from collections.abc import Sequence
 from enum import Enum
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from zeromem_cli.models import HistoryEntry, Memory
+if TYPE_CHECKING:
+    from zeromem_cli.models import HistoryEntry, Memory
 
 
 class OutputFormat(str, Enum):

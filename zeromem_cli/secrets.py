@@ -19,10 +19,12 @@ Public API, used by the store and by import / pack:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.errors import SecretDetectedError
 
@@ -70,15 +72,18 @@ class SecretMatch:
 
 # -- value checks ------------------------------------------------------------------------------
 
-_PLACEHOLDER = re.compile(
-    r"""^(?:
+_PLACEHOLDER_PATTERN = r"""^(?:
         [$%<{\[(]          # $VAR, ${VAR}, %VAR%, <password>, {{ secret }}, [redacted], (hidden)
         | \*+ | x+ | \.+ | -+ | _+ | \#+   # ****, xxxx, ..., ----
         | (?:none|null|nil|true|false|empty|redacted|hidden|changeme_?later|required|optional
            |string|str|example|placeholder|your[_-]?\w*|todo|tbd|unset|undefined|n/?a)$
-    )""",
-    re.IGNORECASE | re.VERBOSE,
-)
+    )"""
+
+
+@functools.cache
+def _placeholder() -> re.Pattern[str]:
+    """Compiled on first use, like the rules (only a rule's match is ever checked)."""
+    return re.compile(_PLACEHOLDER_PATTERN, re.IGNORECASE | re.VERBOSE)
 
 
 def _shannon_entropy(value: str) -> float:
@@ -89,7 +94,7 @@ def _shannon_entropy(value: str) -> float:
 
 
 def _not_placeholder(value: str) -> bool:
-    return not _PLACEHOLDER.match(value)
+    return not _placeholder().match(value)
 
 
 def _password_value(value: str) -> bool:
@@ -148,11 +153,13 @@ def _rule(
     pattern: str,
     check: Callable[[str], bool] | None = None,
     flags: int = 0,
-) -> SecretRule:
-    return SecretRule(name, description, re.compile(pattern, flags), check)
+) -> tuple[str, str, str, Callable[[str], bool] | None, int]:
+    return (name, description, pattern, check, flags)
 
 
-RULES: tuple[SecretRule, ...] = (
+# The rules as source; ``RULES`` compiles them on first use (17 patterns cost ~4 ms to compile,
+# and most commands, like most texts, never need them: see ``_has_mark``).
+_RULE_SOURCES = (
     _rule(
         "private_key",
         "private key block",
@@ -265,6 +272,24 @@ RULES: tuple[SecretRule, ...] = (
 )
 
 
+@functools.cache
+def _compiled_rules() -> tuple[SecretRule, ...]:
+    return tuple(
+        SecretRule(name, description, re.compile(pattern, flags), check)
+        for name, description, pattern, check, flags in _RULE_SOURCES
+    )
+
+
+if TYPE_CHECKING:
+    RULES: tuple[SecretRule, ...]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RULES":  # compiled on first use
+        return _compiled_rules()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _secret_span(match: re.Match[str]) -> tuple[int, int]:
     groups = match.re.groupindex
     for name in ("secret", "q1", "q2", "bare"):
@@ -277,15 +302,55 @@ def _secret_span(match: re.Match[str]) -> tuple[int, int]:
 # a run of 12+ token characters (every vendor token, key and JWT is longer), or a PEM header.
 # Text without any of them (most prose) skips the 17 rule scans: import checks every field.
 _MAYBE_SECRET = re.compile(r"[=:]|[A-Za-z0-9_\-/+.]{12}|-----BEGIN")
+# And every rule holds a literal of its own: a vendor prefix, "://", "earer" (Bearer), a PEM
+# header, or, for the rules that ignore case, a password / passphrase / pwd / secret / key /
+# token name. Most text that passes the check above (a colon, a long word) holds none of them
+# and skips the rule scans, which were most of a bulk import's cost. Plain ``in`` tests: an
+# alternation regex of these costs several times more. A rule added to _RULE_SOURCES needs its
+# literal here (its sample in tests/test_secrets.py fails otherwise).
+_MARKS = (
+    "-----BEGIN ",  # private_key
+    *("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA"),  # aws_access_key_id
+    *("AIPA", "ANPA", "ANVA", "APKA", "AROA", "ASCA"),
+    *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),  # github_token
+    *("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glsoat-"),  # gitlab_token
+    *("xox", "xapp-"),  # slack_token
+    "://",  # slack_webhook, url_credentials
+    "sk-",  # anthropic_key, openai_key
+    *("sk_", "rk_", "whsec_"),  # stripe_key
+    "AIza",  # google_api_key
+    "eyJ",  # jwt
+    "earer",  # bearer_token
+)
+# The IGNORECASE rules (aws_secret_access_key, password_assignment, api_key_assignment) name
+# one of these. casefold() maps every character that IGNORECASE matches to one of these
+# letters (the Kelvin sign, the long s) to that letter, so the test holds for them too.
+_FOLDED_MARKS = ("secret", "pass", "pwd", "key", "token")
+
+
+def _has_mark(text: str) -> bool:
+    for mark in _MARKS:
+        if mark in text:
+            return True
+    folded = text.casefold()
+    for mark in _FOLDED_MARKS:
+        if mark in folded:
+            return True
+    return False
 
 
 def find_secrets(text: str) -> list[SecretMatch]:
     """Every likely credential in ``text``, in order of position; overlaps keep the first
     rule listed in ``RULES`` (the most specific)."""
-    if not _MAYBE_SECRET.search(text):
+    if not _MAYBE_SECRET.search(text) or not _has_mark(text):
         return []
+    return _scan(text)
+
+
+def _scan(text: str) -> list[SecretMatch]:
+    """``find_secrets`` without the pre-checks (tests compare the two)."""
     found: list[SecretMatch] = []
-    for rule in RULES:
+    for rule in _compiled_rules():
         for match in rule.pattern.finditer(text):
             start, end = _secret_span(match)
             if start == end:

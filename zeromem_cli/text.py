@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from typing import Any, cast
 
 from zeromem_cli.errors import InvalidInputError
 
@@ -28,11 +29,45 @@ CJK_CLASS = (
     "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
     "\U00020000-\U0002fa1f"
 )
-CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
+
+
+class _NonAsciiPattern:
+    """A pattern that can only match non-ASCII characters, compiled on first use.
+
+    Compiling the CJK class takes ~1.5 ms, on every start of every command; on ASCII text
+    (most queries, most memories) these methods answer at once without it, exactly as the
+    pattern would (no match). Anything else is delegated to the compiled pattern.
+    """
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    @functools.cached_property
+    def compiled(self) -> re.Pattern[str]:
+        return re.compile(self.source)
+
+    def search(self, text: str, *bounds: int) -> re.Match[str] | None:
+        return None if text.isascii() else self.compiled.search(text, *bounds)
+
+    def match(self, text: str, *bounds: int) -> re.Match[str] | None:
+        return None if text.isascii() else self.compiled.match(text, *bounds)
+
+    def findall(self, text: str, *bounds: int) -> list[Any]:
+        return [] if text.isascii() else self.compiled.findall(text, *bounds)
+
+    def sub(self, repl: str, text: str, count: int = 0) -> str:
+        return text if text.isascii() else self.compiled.sub(repl, text, count)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.compiled, name)
+
+
+CJK_RUN: re.Pattern[str] = cast("re.Pattern[str]", _NonAsciiPattern(f"[{CJK_CLASS}]+"))
 # Word characters that are not CJK: Latin, Cyrillic, digits... (underscore splits words).
 # The full Unicode patterns take milliseconds to compile (large character classes), so they
 # are compiled on first use: an ASCII query or write never needs them.
-_WORD_PATTERN = f"(?:(?![{CJK_CLASS}])[^\\W_])+"
+# (A negated class, not a negative lookahead per character: the same runs, ~1.7x faster.)
+_WORD_PATTERN = f"[^\\W_{CJK_CLASS}]+"
 _ASCII_WORD = re.compile("[A-Za-z0-9]+")  # what _WORD finds in ASCII text
 
 
@@ -42,11 +77,10 @@ def _word() -> re.Pattern[str]:
 
 
 @functools.cache
-def _index_token() -> re.Pattern[str]:
-    return re.compile(f"{_WORD_PATTERN}|[{CJK_CLASS}]+")
+def _cjk_split() -> re.Pattern[str]:
+    return re.compile(f"([{CJK_CLASS}]+)")
 
 
-_SPACE = re.compile(r"\s+")
 _LATIN_ACCENTED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
 # C0/C1 control characters other than tab and newline, plus NUL: never stored.
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -94,6 +128,8 @@ def clean_content(text: str) -> str:
     Control characters (NUL, escape sequences...) are removed rather than rejected: they are
     never meaningful in a memory and could corrupt a terminal or a prompt when printed.
     """
+    if text.isprintable():  # no CR, no control character (most labels and one-line texts)
+        return text.strip()
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _CONTROL.sub("", text).strip()
 
@@ -104,7 +140,8 @@ def content_hash(text: str) -> int:
     A signed 64-bit BLAKE2b digest: 8 bytes in the row and its index instead of 64 hex
     characters (the index is per scope, so a collision is a 2**-64 event per pair).
     """
-    canonical = _SPACE.sub(" ", normalize(text).casefold()).strip()
+    # split() and re's \s agree on what whitespace is; join/split is ~3x faster than a sub.
+    canonical = " ".join(normalize(text).casefold().split())
     import hashlib  # imported on first use: reads never hash, and it costs ~2 ms to load
 
     digest = hashlib.blake2b(canonical.encode("utf-8"), digest_size=8).digest()
@@ -139,13 +176,19 @@ def index_text(text: str) -> str:
     """
     if text.isascii():
         return text  # ASCII letters, digits and separators are the same to both
-    pieces: list[str] = []
-    for match in _index_token().finditer(normalize(text)):
-        token = match.group(0)
-        if CJK_RUN.match(token):
-            pieces.extend(cjk_grams(token))
-        else:
-            pieces.append(token)
+    # Split around CJK runs (odd items): the words between them are found in C by findall,
+    # so Python loops once per CJK run, not once per word (bulk import indexes ~100k texts).
+    parts = _cjk_split().split(normalize(text))
+    words = _word().findall
+    pieces = words(parts[0])
+    for number in range(1, len(parts), 2):
+        run = parts[number]
+        if len(run) == 1:
+            pieces.append(run)
+        else:  # cjk_grams, inline
+            pieces += [run[i : i + 2] for i in range(len(run) - 1)]
+            pieces += run
+        pieces += words(parts[number + 1])
     return " ".join(pieces)
 
 

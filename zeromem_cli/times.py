@@ -6,6 +6,7 @@ lexicographically in SQL exactly as they sort in time.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
@@ -14,7 +15,13 @@ from zeromem_cli.errors import InvalidInputError
 
 Clock = Callable[[], datetime]
 
-_DURATION = re.compile(r"^\s*(\d{1,9})\s*([smhdw])\s*$", re.IGNORECASE)
+
+@functools.cache
+def _duration() -> re.Pattern[str]:
+    """Compiled on first use (an IGNORECASE pattern: ~0.3 ms on every start otherwise)."""
+    return re.compile(r"^\s*(\d{1,9})\s*([smhdw])\s*$", re.IGNORECASE)
+
+
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 # A bound that keeps ``now +/- duration`` inside datetime's range (years 1..9999).
 MAX_DURATION_SECONDS = 1000 * 366 * 86400
@@ -51,7 +58,7 @@ def from_iso(text: str) -> datetime:
 
 def parse_duration(text: str) -> timedelta:
     """Parse ``30s``, ``15m``, ``24h``, ``7d`` or ``2w``."""
-    match = _DURATION.match(text)
+    match = _duration().match(text)
     if not match:
         raise InvalidInputError(
             f"not a duration: {text!r} (use a number and a unit: 30s, 15m, 24h, 7d, 2w)"
@@ -64,7 +71,7 @@ def parse_duration(text: str) -> timedelta:
 
 
 def is_duration(text: str) -> bool:
-    return bool(_DURATION.match(text))
+    return bool(_duration().match(text))
 
 
 def parse_expiry(text: str, now: datetime) -> datetime:

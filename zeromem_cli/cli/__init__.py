@@ -3,6 +3,12 @@
 Each command family lives in its own module and registers on ``app``. This module owns the one
 error handler: a ``ZeromemError`` or a usage error becomes ``zeromem: error: ...`` on stderr and
 its exit code, never a traceback (set ZEROMEM_DEBUG=1 to see one for an unexpected failure).
+
+Command modules are imported lazily: ``COMMAND_MODULES`` says which module registers each
+command, and the group imports only the module of the command being run (``zeromem search``
+never loads the import/export or ingest code); help, completion and unknown names load them
+all. A new command module goes into that table (an import line at the end of this file works
+too, but then every call pays for it).
 """
 
 import os
@@ -45,13 +51,59 @@ COMMAND_ORDER = (
 )
 
 
+# Which module of this package registers each command (see the module docstring).
+COMMAND_MODULES = {
+    "add": "memories",
+    "show": "memories",
+    "list": "memories",
+    "update": "memories",
+    "history": "memories",
+    "restore": "memories",
+    "search": "search",
+    "pack": "pack",
+    "forget": "lifecycle",
+    "trash": "lifecycle",
+    "gc": "lifecycle",
+    "ingest": "ingest",
+    "export": "transfer",
+    "import": "transfer",
+    "stats": "info",
+    "path": "info",
+    "config": "config",
+    "completions": "completions",
+}
+
+
 class ZeromemGroup(TyperGroup):
-    """A Typer group whose ``main`` maps every failure to one line and an exit code."""
+    """A Typer group that builds its commands on demand and whose ``main`` maps every
+    failure to one line and an exit code."""
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in self.commands:
+            module = COMMAND_MODULES.get(cmd_name)
+            if module is None:  # unknown: load everything, so "Did you mean" sees every name
+                self._load_all()
+            else:
+                _import_command_module(module)
+                built = _build_command(cmd_name)
+                if built is not None:
+                    self.commands[cmd_name] = built
+        return self.commands.get(cmd_name)
 
     def list_commands(self, ctx: Any) -> list[str]:
+        self._load_all()
         names = list(super().list_commands(ctx))
         rank = {name: number for number, name in enumerate(COMMAND_ORDER)}
         return sorted(names, key=lambda name: rank.get(name, len(rank)))
+
+    def _load_all(self) -> None:
+        for module in dict.fromkeys(COMMAND_MODULES.values()):
+            _import_command_module(module)
+        for name in _registered_names():
+            if name not in self.commands:
+                built = _build_command(name)
+                if built is not None:
+                    self.commands[name] = built
 
     def main(  # type: ignore[override]
         self,
@@ -61,6 +113,8 @@ class ZeromemGroup(TyperGroup):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
+        if any(name.endswith("_COMPLETE") for name in os.environ):
+            _import_command_module("completions")  # a TAB: our shell classes answer it
         try:
             _require_utf8_arguments(sys.argv[1:] if args is None else args)
             result = super().main(
@@ -108,6 +162,44 @@ class ZeromemGroup(TyperGroup):
         return code
 
 
+def _import_command_module(module: str) -> None:
+    import importlib
+
+    importlib.import_module(f"zeromem_cli.cli.{module}")
+
+
+def _command_name(info: Any) -> str:
+    return str(info.name or info.callback.__name__.lower().replace("_", "-"))
+
+
+def _registered_names() -> list[str]:
+    names = [_command_name(info) for info in app.registered_commands]
+    return names + [str(group.name) for group in app.registered_groups if group.name]
+
+
+def _build_command(name: str) -> Any:
+    """The Click command of one registered Typer command or sub-app, converted the way Typer
+    converts all of them when it builds a group (function signature -> Click parameters)."""
+    from typer.main import get_command_from_info, get_group_from_info
+
+    for info in app.registered_commands:
+        if _command_name(info) == name:
+            return get_command_from_info(
+                info,
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                rich_markup_mode=app.rich_markup_mode,
+            )
+    for group in app.registered_groups:
+        if group.name == name:
+            return get_group_from_info(
+                group,
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                rich_markup_mode=app.rich_markup_mode,
+                suggest_commands=app.suggest_commands,
+            )
+    return None
+
+
 def _require_utf8_arguments(args: Any) -> None:
     """Undecodable bytes in argv arrive as lone surrogates: refuse them before any work."""
     from zeromem_cli.text import require_utf8
@@ -146,17 +238,6 @@ def _root(
     """Long-term memory for LLM agents: every operation is deterministic code, zero tokens."""
 
 
-# Command modules register themselves on `app` when imported.
-from zeromem_cli.cli import completions as _completions  # noqa: E402,F401
-from zeromem_cli.cli import config as _config  # noqa: E402,F401
-from zeromem_cli.cli import info as _info  # noqa: E402,F401
-from zeromem_cli.cli import ingest as _ingest  # noqa: E402,F401
-from zeromem_cli.cli import lifecycle as _lifecycle  # noqa: E402,F401
-from zeromem_cli.cli import memories as _memories  # noqa: E402,F401
-from zeromem_cli.cli import search as _search  # noqa: E402,F401
-from zeromem_cli.cli import transfer as _transfer  # noqa: E402,F401
-
-
 def main() -> None:
     """Console-script entry point."""
     commands = app.registered_commands
@@ -164,21 +245,17 @@ def main() -> None:
     try:
         app()
     finally:
-        app.registered_commands = commands
+        # Modules imported during the call registered their commands on the shortened list:
+        # keep them, so a later call in this process still finds them.
+        added = [info for info in app.registered_commands if info not in commands]
+        app.registered_commands = commands + added
 
 
 def _invoked_command(commands: list[Any], args: list[str]) -> list[Any]:
     """Only the command being run, when argv names one: Typer turns the signature of every
     registered command into Click parameters on each start (~40 ms for all of them); one is
-    enough to run it. Help, completion, unknown names and root options see them all."""
+    enough to run it. The group builds any other on demand (help, completion, unknown names);
+    this matters only for modules imported eagerly at the end of this file."""
     if not args or args[0].startswith("-") or any(v.endswith("_COMPLETE") for v in os.environ):
         return commands
-    chosen = [
-        info
-        for info in commands
-        if (info.name or info.callback.__name__.replace("_", "-")) == args[0]
-    ]
-    return chosen or commands
-
-
-from zeromem_cli.cli import pack as _pack  # noqa: E402,F401
+    return [info for info in commands if _command_name(info) == args[0]]

@@ -10,13 +10,14 @@ import typer
 
 from zeromem_cli import render
 from zeromem_cli.cli import app
-from zeromem_cli.cli.memories import CategoryOption, TagOption
 from zeromem_cli.cli.options import (
     AgentOption,
+    CategoryOption,
     DbOption,
     FormatOption,
     JsonOption,
     SessionOption,
+    TagOption,
     UserOption,
     confirm_or_refuse,
     open_store,

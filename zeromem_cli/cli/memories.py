@@ -10,11 +10,14 @@ from zeromem_cli import render
 from zeromem_cli.cli import app
 from zeromem_cli.cli.options import (
     AgentOption,
+    CategoryOption,
     DbOption,
     FormatOption,
     IncludeExpiredOption,
     JsonOption,
+    KeyOption,
     SessionOption,
+    TagOption,
     UserOption,
     open_store,
     parse_meta,
@@ -25,16 +28,6 @@ from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.oplog import record_operation
 from zeromem_cli.query import Filters
 
-CategoryOption = Annotated[
-    Optional[str], typer.Option("--category", "-c", help="Category (e.g. fact, preference).")
-]
-TagOption = Annotated[
-    Optional[list[str]], typer.Option("--tag", "-t", help="Tag (repeatable).", show_default=False)
-]
-KeyOption = Annotated[
-    Optional[str],
-    typer.Option("--key", "-k", help="Unique key in the scope: writing it again updates it."),
-]
 MetaOption = Annotated[
     Optional[list[str]],
     typer.Option("--meta", help="KEY=VALUE metadata (repeatable).", show_default=False),

@@ -141,3 +141,13 @@ UntilOption = Annotated[
 IncludeExpiredOption = Annotated[
     bool, typer.Option("--include-expired", help="Include expired memories.")
 ]
+CategoryOption = Annotated[
+    Optional[str], typer.Option("--category", "-c", help="Category (e.g. fact, preference).")
+]
+TagOption = Annotated[
+    Optional[list[str]], typer.Option("--tag", "-t", help="Tag (repeatable).", show_default=False)
+]
+KeyOption = Annotated[
+    Optional[str],
+    typer.Option("--key", "-k", help="Unique key in the scope: writing it again updates it."),
+]

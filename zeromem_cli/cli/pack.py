@@ -13,20 +13,19 @@ import typer
 
 from zeromem_cli import render
 from zeromem_cli.cli import app
-from zeromem_cli.cli.memories import CategoryOption, TagOption
 from zeromem_cli.cli.options import (
     AgentOption,
+    CategoryOption,
     DbOption,
     SessionOption,
     SinceOption,
+    TagOption,
     UntilOption,
     UserOption,
     open_store,
     read_text_argument,
     settings,
 )
-from zeromem_cli.query import Filters
-from zeromem_cli.times import parse_since, utcnow
 
 
 class PackFormat(str, Enum):
@@ -112,6 +111,8 @@ def pack(
     """Print the most relevant memories that fit a token budget, ready to pipe into an LLM."""
     from zeromem_cli.oplog import record_operation
     from zeromem_cli.pack import Weights
+    from zeromem_cli.query import Filters
+    from zeromem_cli.times import parse_since, utcnow
 
     config = settings()
     text = read_text_argument(query) if query is not None else None

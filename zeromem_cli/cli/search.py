@@ -6,25 +6,23 @@ import typer
 
 from zeromem_cli import render
 from zeromem_cli.cli import app
-from zeromem_cli.cli.memories import CategoryOption, KeyOption, TagOption
 from zeromem_cli.cli.options import (
     AgentOption,
+    CategoryOption,
     DbOption,
     FormatOption,
     IncludeExpiredOption,
     JsonOption,
+    KeyOption,
     SessionOption,
     SinceOption,
+    TagOption,
     UntilOption,
     UserOption,
     open_store,
     read_text_argument,
     settings,
 )
-from zeromem_cli.oplog import record_operation
-from zeromem_cli.query import Filters
-from zeromem_cli.times import parse_since, utcnow
-from zeromem_cli.tokens import count_tokens
 
 
 @app.command()
@@ -54,6 +52,12 @@ def search(
     session: SessionOption = None,
 ) -> None:
     """Search memories, best match first."""
+    # Imported here: building the command (and --help) must not load the core.
+    from zeromem_cli.oplog import record_operation
+    from zeromem_cli.query import Filters
+    from zeromem_cli.times import parse_since, utcnow
+    from zeromem_cli.tokens import count_tokens
+
     text = read_text_argument(query)
     now = utcnow()
     filters = Filters(

@@ -14,13 +14,14 @@ import typer
 
 from zeromem_cli import render, render_info
 from zeromem_cli.cli import app
-from zeromem_cli.cli.memories import CategoryOption, TagOption
 from zeromem_cli.cli.options import (
     AgentOption,
+    CategoryOption,
     DbOption,
     IncludeExpiredOption,
     SessionOption,
     SinceOption,
+    TagOption,
     UntilOption,
     UserOption,
     open_store,

@@ -1,0 +1,278 @@
+"""Start-up stays small: what each hot command may load, and the shortcuts that keep it small
+(lazy commands, XDG paths without platformdirs, pre-checks before the secret rules) answer
+exactly as the slow paths they stand in for. Behaviour, not timing."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import platformdirs
+import pytest
+from typer.testing import CliRunner
+
+from zeromem_cli import MemoryStore, paths, secrets, text
+from zeromem_cli.cli import COMMAND_MODULES, app
+
+# Loaded by the real process, one command each, then the module names it holds are printed.
+_PROBE = (
+    "import sys\n"
+    "from zeromem_cli.cli import main\n"
+    "sys.argv = ['zeromem', *sys.argv[1:]]\n"
+    "try:\n    main()\nexcept SystemExit:\n    pass\n"
+    "print('\\n'.join(sorted(sys.modules)), file=sys.stderr)\n"
+)
+
+# Never needed to search, pack or add (each is a feature of its own or an optional heavy
+# dependency); a module-level import of one of them on the hot path fails here.
+_NEVER = {
+    "rich",
+    "sqlite_utils",
+    "platformdirs",  # paths computes the Linux XDG dirs itself
+    "tomllib",  # no config file in these tests
+    "tiktoken",
+    "zeromem_cli.transfer",
+    "zeromem_cli.records",
+    "zeromem_cli.lifecycle",
+    "zeromem_cli.stats",
+    "zeromem_cli.render_info",
+    "zeromem_cli.ingest",
+    "zeromem_cli.cli.transfer",
+    "zeromem_cli.cli.ingest",
+    "zeromem_cli.cli.lifecycle",
+    "zeromem_cli.cli.config",
+    "zeromem_cli.cli.info",
+    "zeromem_cli.cli.completions",
+}
+_NOT_FOR = {
+    "search": {
+        "zeromem_cli.pack",
+        "zeromem_cli.secrets",
+        "zeromem_cli.similarity",
+        "zeromem_cli.cli.memories",
+        "zeromem_cli.cli.pack",
+        "hashlib",
+        "gzip",
+        "base64",
+    },
+    "pack": {"zeromem_cli.cli.memories", "zeromem_cli.cli.search", "gzip", "base64"},
+    "add": {"zeromem_cli.pack", "zeromem_cli.tokens", "zeromem_cli.cli.search", "gzip"},
+}
+
+
+def _loaded(args: list[str], home: Path) -> set[str]:
+    env = {**os.environ, "ZEROMEM_HOME": str(home)}
+    result = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(result.stderr.split())
+
+
+@pytest.fixture(scope="module")
+def hot_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("hot") / "memories.db"
+    with MemoryStore(db) as store:
+        store.add("the weekly report goes out on Friday", tags=["work"])
+        store.add("周报每周五发送")
+    return db
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["search", "weekly report"],
+        ["pack", "weekly report", "--no-touch"],
+        ["add", "a new memory about the release plan"],
+    ],
+    ids=lambda args: args[0],
+)
+def test_hot_commands_load_only_what_they_use(
+    args: list[str], hot_db: Path, tmp_path: Path
+) -> None:
+    loaded = _loaded([*args, "--db", str(hot_db)], tmp_path / "home")
+    assert f"zeromem_cli.cli.{COMMAND_MODULES[args[0]]}" in loaded  # the probe ran the command
+    top_level = {name.split(".")[0] for name in loaded}
+    unexpected = {m for m in _NEVER | _NOT_FOR[args[0]] if m in loaded or m in top_level}
+    assert not unexpected, f"`zeromem {args[0]}` imported {sorted(unexpected)}"
+
+
+def test_cli_import_alone_loads_no_command_and_no_core(tmp_path: Path) -> None:
+    code = "import sys, zeromem_cli.cli; print('\\n'.join(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(out.stdout.split())
+    assert not {m for m in loaded if m.startswith("zeromem_cli.cli.")}
+    assert not loaded & {"zeromem_cli.store", "zeromem_cli.search", "sqlite3", "rich"}
+
+
+def test_command_table_names_the_module_of_every_command() -> None:
+    for module in set(COMMAND_MODULES.values()):
+        __import__(f"zeromem_cli.cli.{module}")
+    registered: dict[str, str] = {}
+    for info in app.registered_commands:
+        assert info.callback is not None
+        name = info.name or info.callback.__name__.lower().replace("_", "-")
+        registered[name] = info.callback.__module__
+    for group in app.registered_groups:
+        assert group.name and group.typer_instance is not None
+        first = group.typer_instance.registered_commands[0].callback
+        assert first is not None
+        registered[group.name] = first.__module__
+    assert {name: f"zeromem_cli.cli.{module}" for name, module in COMMAND_MODULES.items()} == (
+        registered
+    )
+
+
+def test_every_command_is_built_on_demand_and_help_lists_them_all() -> None:
+    runner = CliRunner()
+    for name in COMMAND_MODULES:
+        result = runner.invoke(app, [name, "--help"])
+        assert result.exit_code == 0 and "Usage: zeromem " + name in result.stdout, name
+    listed = runner.invoke(app, ["--help"]).stdout
+    assert all(re.search(rf"^\s+{name}\s", listed, re.MULTILINE) for name in COMMAND_MODULES)
+
+
+def test_unknown_command_still_suggests_the_lazy_ones() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "zeromem_cli", "exprot"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 2
+    assert "Did you mean 'export'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"HOME": "/home/ada"},
+        {"HOME": "/home/ada/"},
+        {"HOME": "/"},
+        {"HOME": "/home/ada", "XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "/data/"},
+        {"HOME": "/home/ada", "XDG_CONFIG_HOME": "relative/cfg", "XDG_DATA_HOME": ""},
+        {"HOME": "relative-home", "XDG_CONFIG_HOME": "/cfg"},
+    ],
+)
+def test_xdg_dirs_match_platformdirs(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ZEROMEM_HOME", raising=False)
+    for name in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert paths.config_dir() == Path(platformdirs.user_config_dir("zeromem", appauthor=False))
+    assert paths.data_dir() == Path(platformdirs.user_data_dir("zeromem", appauthor=False))
+
+
+def _variants(sample: str) -> list[str]:
+    return [
+        sample,
+        sample.upper(),
+        sample.lower(),
+        sample.swapcase(),
+        f"note: {sample} (see ticket)",
+        sample.replace("=", ": "),
+        sample.replace("K", "\u212a").replace("s", "\u017f"),  # letters IGNORECASE folds
+    ]
+
+
+def test_secret_pre_checks_never_hide_what_the_rules_find() -> None:
+    from tests.test_secrets import ORDINARY, SAMPLES
+
+    texts = [t.format(s=s) for _, t, s in SAMPLES] + list(ORDINARY)
+    for sample in texts:
+        for variant in _variants(sample):
+            assert secrets.find_secrets(variant) == secrets._scan(variant), variant
+
+
+def test_lazy_cjk_pattern_answers_as_the_compiled_one() -> None:
+    compiled = re.compile(f"[{text.CJK_CLASS}]+")
+    for sample in ("plain ascii text", "", "周报 weekly 报告", "カタカナ and 한국어", "café"):
+        assert text.CJK_RUN.findall(sample) == compiled.findall(sample)
+        assert text.CJK_RUN.sub(" ", sample) == compiled.sub(" ", sample)
+        assert bool(text.CJK_RUN.search(sample)) == bool(compiled.search(sample))
+        assert bool(text.CJK_RUN.match(sample)) == bool(compiled.match(sample))
+
+
+def test_word_pattern_is_the_lookahead_one_for_every_character() -> None:
+    # The index and the query side both use it: a changed word boundary would need a reindex.
+    reference = re.compile(f"(?:(?![{text.CJK_CLASS}])[^\\W_])")
+    faster = re.compile(text._WORD_PATTERN.removesuffix("+"))
+    for code in [*range(0x3000), *range(0x3000, 0x10000, 7), *range(0x1F000, 0x2FA20, 13)]:
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        assert bool(reference.fullmatch(char)) == bool(faster.fullmatch(char)), hex(code)
+
+
+_AWKWARD = [
+    "plain words",
+    "  padded\u3000ideographic\xa0nbsp\u2028line sep\t tab ",
+    "crlf\r\nand\rcr",
+    "bell\x07 esc\x1b[31m del\x7f c1\x85",
+    "周报 每周五\n发送",
+    "ß Straße ǅ",
+    "",
+    " \n ",
+]
+
+
+def test_clean_content_and_content_hash_keep_their_exact_results() -> None:
+    import hashlib
+
+    control = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+    for sample in _AWKWARD:
+        slow = control.sub("", sample.replace("\r\n", "\n").replace("\r", "\n")).strip()
+        assert text.clean_content(sample) == slow
+        canonical = re.sub(r"\s+", " ", text.normalize(sample).casefold()).strip()
+        digest = hashlib.blake2b(canonical.encode("utf-8"), digest_size=8).digest()
+        assert text.content_hash(sample) == int.from_bytes(digest, "big", signed=True)
+
+
+def test_index_text_is_the_token_by_token_one() -> None:
+    import random
+
+    cjk = text.CJK_CLASS
+    token = re.compile(f"(?:(?![{cjk}])[^\\W_])+|[{cjk}]+")
+    cjk_start = re.compile(f"[{cjk}]")
+
+    def reference(sample: str) -> str:  # the implementation before the split-based one
+        if sample.isascii():
+            return sample
+        pieces: list[str] = []
+        for match in token.finditer(text.normalize(sample)):
+            word = match.group(0)
+            pieces.extend(text.cjk_grams(word) if cjk_start.match(word) else [word])
+        return " ".join(pieces)
+
+    alphabet = (
+        list("ab Z9_-.,:")
+        + list("周报发送会议ひらカナ한국゠・゛ßéÅ")
+        + ["🤖", "\u3000", "ｆｕｌｌ"]
+    )
+    rng = random.Random(8)
+    for _ in range(3000):
+        sample = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        assert text.index_text(sample) == reference(sample), repr(sample)
+
+
+def test_main_can_run_twice_in_one_process(hot_db: Path, tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from zeromem_cli.cli import main\n"
+        "db = sys.argv[1]\n"
+        "for args in (['search', 'weekly'], ['search', 'report'], ['list'], ['search', '周报']):\n"
+        "    sys.argv = ['zeromem', *args, '--db', db]\n"
+        "    try:\n        main()\n    except SystemExit as exc:\n"
+        "        assert exc.code == 0, (args, exc.code)\n"
+    )
+    env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(hot_db)], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("weekly report goes out") == 3  # both searches, and list
+    assert "周报每周五发送" in result.stdout
