@@ -164,17 +164,7 @@ def ranked_candidates(
             "WHERE memories_fts MATCH :match ORDER BY bm25_rank, rowid DESC LIMIT :first",
             {"match": match, "first": first},
         ).fetchall()
-        found = {
-            row["id"]: row
-            for row in conn.execute(
-                # CROSS JOIN: look each id up by rowid; left to itself the planner may walk
-                # the scope index over the whole table instead.
-                "SELECT m.* FROM json_each(:ids) AS j CROSS JOIN memories m ON m.id = j.value "
-                f"WHERE {_SCOPE_SQL} AND {where}",
-                {**params, "ids": json.dumps([r[0] for r in ranked])},
-            )
-        }
-        rows = [(found[r[0]], float(r[1])) for r in ranked if r[0] in found][:candidates]
+        rows = _visible(conn, ranked, candidates, where, params)
         if len(rows) >= candidates or len(ranked) < first:
             return rows  # enough survived the scope and filters, or every match was ranked
         first *= 8
@@ -185,6 +175,39 @@ def ranked_candidates(
         "ORDER BY rank, m.id DESC LIMIT :candidates"
     )
     return [(row, float(row["rank"])) for row in conn.execute(sql, params)]
+
+
+def _visible(
+    conn: sqlite3.Connection,
+    ranked: list[sqlite3.Row],
+    candidates: int,
+    where: str,
+    params: dict[str, object],
+) -> list[tuple[sqlite3.Row, float]]:
+    """The first ``candidates`` of ``ranked`` (rowid, bm25) within the scope and filters, as
+    (memory row, bm25), in rank order.
+
+    Rows are looked up in rank order, a little more than still needed at a time: most often
+    the first batch is enough, and every row not looked up is one less Row object built.
+    """
+    rows: list[tuple[sqlite3.Row, float]] = []
+    start = 0
+    while start < len(ranked) and len(rows) < candidates:
+        need = candidates - len(rows)
+        batch = ranked[start : start + need + need // 4 + 8]
+        start += len(batch)
+        found = {
+            row["id"]: row
+            for row in conn.execute(
+                # CROSS JOIN: look each id up by rowid; left to itself the planner may walk
+                # the scope index over the whole table instead.
+                "SELECT m.* FROM json_each(:ids) AS j CROSS JOIN memories m ON m.id = j.value "
+                f"WHERE {_SCOPE_SQL} AND {where}",
+                {**params, "ids": json.dumps([r[0] for r in batch])},
+            )
+        }
+        rows.extend((found[r[0]], float(r[1])) for r in batch if r[0] in found)
+    return rows[:candidates]
 
 
 def check_fts_expression(expression: str) -> None:
@@ -240,21 +263,33 @@ def present(words: list[str], row: sqlite3.Row) -> list[bool]:
     A word counts when it, its crude stem or an irregular form occurs in the text; words of
     four letters or more may also start a longer word (as the prefix variant in the query).
     """
-    text = " " + fold(" ".join((row["content"], row["tags"], row["category"], row["key"] or "")))
-    tokens: set[str] | None = None
-    result = []
-    for word in map(fold, words):
-        if len(word) >= PREFIX_MIN_LENGTH or not word.isascii():
-            stem = _crude_stem(word)
-            hit = stem in text
-        else:  # short words must be whole words: "art" is not in "start"
-            if tokens is None:
-                tokens = set(latin_words(text))
-            hit = word in tokens or _crude_stem(word) in tokens
-        if not hit:
-            hit = any(form in text for form in IRREGULAR_FORMS.get(word, ()))
-        result.append(hit)
-    return result
+    return _WordTest(words)(row)
+
+
+class _WordTest:
+    """``present`` for one query: what each word is looked for as, worked out once, so each
+    candidate costs one fold of its text and a few substring tests (pack re-scores hundreds)."""
+
+    def __init__(self, words: list[str]) -> None:
+        # Per word: (needles found anywhere in the text, whole words among its tokens).
+        self.tests: list[tuple[tuple[str, ...], frozenset[str]]] = []
+        for word in map(fold, words):
+            forms = tuple(IRREGULAR_FORMS.get(word, ()))
+            if len(word) >= PREFIX_MIN_LENGTH or not word.isascii():
+                self.tests.append(((_crude_stem(word), *forms), frozenset()))
+            else:  # short words must be whole words: "art" is not in "start"
+                self.tests.append((forms, frozenset((word, _crude_stem(word)))))
+        self.needs_tokens = any(whole for _, whole in self.tests)
+
+    def __call__(self, row: sqlite3.Row) -> list[bool]:
+        text = " " + fold(
+            " ".join((row["content"], row["tags"], row["category"], row["key"] or ""))
+        )
+        tokens = set(latin_words(text)) if self.needs_tokens else set()
+        return [
+            not tokens.isdisjoint(whole) or any(needle in text for needle in needles)
+            for needles, whole in self.tests
+        ]
 
 
 def _coverage(words: list[str], rows: list[sqlite3.Row]) -> list[float]:
@@ -265,8 +300,8 @@ def _coverage(words: list[str], rows: list[sqlite3.Row]) -> list[float]:
     """
     if not words or not rows:
         return [0.0] * len(rows)
-    matrix = [present(words, row) for row in rows]
-    return [sum(hits) / len(words) for hits in matrix]
+    test = _WordTest(words)
+    return [sum(test(row)) / len(words) for row in rows]
 
 
 # -- dates named in a query -------------------------------------------------------------------
