@@ -20,16 +20,25 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.lexicon import IRREGULAR_FORMS, MONTHS
 from zeromem_cli.models import Scope
-from zeromem_cli.query import PREFIX_MIN_LENGTH, Filters, build_match, expand_terms, query_terms
+from zeromem_cli.query import (
+    PREFIX_MIN_LENGTH,
+    Filters,
+    Term,
+    build_match,
+    expand_terms,
+    query_terms,
+)
 from zeromem_cli.text import fold, latin_words, normalize
 from zeromem_cli.times import from_iso
+from zeromem_cli.window import Window, find_window
 
 # BM25 column weights: content, tags, category, key. Labels the user chose count more.
 BM25_WEIGHTS = (1.0, 2.0, 1.5, 3.0)
@@ -87,10 +96,11 @@ def run_search(
     candidates = min(limit + max(ranking.pool, 0), 2**63 - 1)  # SQLite ints are 64-bit
     ranked: list[tuple[sqlite3.Row, float]] = []
     every_word = None if fts or not ranking.all_words_first else _all_words_match(query, ranking)
-    if every_word is not None:
-        ranked = ranked_candidates(conn, scope, now, every_word, filters, candidates)
+    if every_word is not None:  # a rare word keeps this pass small: no rare-word probes
+        ranked = ranked_candidates(conn, scope, now, every_word, filters, candidates, words=())
     if len(ranked) < candidates:  # too few hold every word: rank every memory holding any
-        ranked = ranked_candidates(conn, scope, now, match, filters, candidates)
+        groups = None if fts else _word_terms(query, ranking)
+        ranked = ranked_candidates(conn, scope, now, match, filters, candidates, words=groups)
     rows = [row for row, _ in ranked]
     in_period = hint.test if hint is not None else None
     words = query_terms(query) if not fts and ranking.coverage else []
@@ -112,6 +122,14 @@ def run_search(
 # Queries of 2 to this many words try the all-words pass first; longer ones (a pasted paragraph)
 # rarely have enough memories holding every word for it to pay.
 ALL_WORDS_MAX = 6
+
+
+def _word_terms(query: str, ranking: Ranking) -> list[list[Term]]:
+    """The search terms of each word of ``query``, word by word (as ``build_match`` ORs them)."""
+    words = query_terms(query) or query_terms(query, drop_stop_words=False)
+    return [
+        expand_terms([word], prefix=ranking.prefix, variants=ranking.variants) for word in words
+    ]
 
 
 def _all_words_match(query: str, ranking: Ranking) -> str | None:
@@ -143,6 +161,8 @@ def ranked_candidates(
     match: str,
     filters: Filters,
     candidates: int,
+    *,
+    words: Sequence[Sequence[Term]] | None = None,
 ) -> list[tuple[sqlite3.Row, float]]:
     """The best ``candidates`` memories matching ``match`` within the scope and filters, by
     BM25 (with that rank), best first (ties: newest id first).
@@ -152,17 +172,40 @@ def ranked_candidates(
     When the scope and filters reject too many of those, the pass is widened, and past
     ``WIDEST`` a single joined query ranks every match, so the result is the same as ranking
     all matches at once.
+
+    ``words`` (the terms of each query word) allows bounded ranking: when ``match`` has more
+    than ``window.LARGE`` matches, only the newest of them and every match of its rare words
+    are ranked (see ``zeromem_cli.window``), unless too few of those are visible.
     """
     where, params = filters.where(now)
     user, agent, session = scope.as_columns()
     params.update(match=match, candidates=candidates, s_user=user, s_agent=agent, s_session=session)
+    if words is not None:
+        bounds = find_window(conn, match, words)
+        if bounds is not None:
+            rows = _rank(conn, match, candidates, where, params, bounds)
+            if len(rows) >= candidates:
+                return rows
+    return _rank(conn, match, candidates, where, params, None)
+
+
+def _rank(
+    conn: sqlite3.Connection,
+    match: str,
+    candidates: int,
+    where: str,
+    params: dict[str, Any],
+    bounds: Window | None,
+) -> list[tuple[sqlite3.Row, float]]:
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+    within, within_params = bounds.clause() if bounds is not None else ("1", {})
     first = max(FIRST_PASS, 2 * candidates)
     while first <= WIDEST:
         ranked = conn.execute(
             f"SELECT rowid, bm25(memories_fts, {weights}) AS bm25_rank FROM memories_fts "
-            "WHERE memories_fts MATCH :match ORDER BY bm25_rank, rowid DESC LIMIT :first",
-            {"match": match, "first": first},
+            f"WHERE memories_fts MATCH :match AND {within} "
+            "ORDER BY bm25_rank, rowid DESC LIMIT :first",
+            {"match": match, "first": first, **within_params},
         ).fetchall()
         rows = _visible(conn, ranked, candidates, where, params)
         if len(rows) >= candidates or len(ranked) < first:
@@ -171,10 +214,10 @@ def ranked_candidates(
     sql = (
         f"SELECT m.*, bm25(memories_fts, {weights}) AS rank "
         "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-        f"WHERE memories_fts MATCH :match AND {_SCOPE_SQL} AND {where} "
+        f"WHERE memories_fts MATCH :match AND {within} AND {_SCOPE_SQL} AND {where} "
         "ORDER BY rank, m.id DESC LIMIT :candidates"
     )
-    return [(row, float(row["rank"])) for row in conn.execute(sql, params)]
+    return [(row, float(row["rank"])) for row in conn.execute(sql, {**params, **within_params})]
 
 
 def _visible(
@@ -182,7 +225,7 @@ def _visible(
     ranked: list[sqlite3.Row],
     candidates: int,
     where: str,
-    params: dict[str, object],
+    params: dict[str, Any],
 ) -> list[tuple[sqlite3.Row, float]]:
     """The first ``candidates`` of ``ranked`` (rowid, bm25) within the scope and filters, as
     (memory row, bm25), in rank order.
