@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from zeromem_cli import Filters, MemoryStore, window
+from zeromem_cli.query import expand_terms
 from zeromem_cli.search import Ranking
 
 EXACT = Ranking(pool=0)  # no re-scoring pool: the window alone decides what is ranked
@@ -54,6 +55,12 @@ def test_too_few_visible_in_the_window_ranks_everything(crowded: MemoryStore) ->
 
 def test_the_window_counts_only_what_it_ranks(crowded: MemoryStore) -> None:
     conn = crowded.connection
-    assert window.find_window(conn, '"zebra"') is None  # one match: no window
-    bounds = window.find_window(conn, '"report"')
-    assert bounds is not None and bounds.after == 14 - 5 and bounds.rare_ids == ()
+    zebra, report = expand_terms(["zebra"]), expand_terms(["report"])
+    assert window.find_window(conn, [zebra]) is None  # one match: rank it
+    bounds = window.find_window(conn, [zebra, report])
+    assert bounds is not None
+    # "report" is common: its exact form only, newest five; every "zebra" match (#2) too.
+    assert bounds.match == '("zebra" OR "zebra"*) OR ("report")'
+    assert bounds.after == 14 - 5 and bounds.rare_ids == (2,)
+    # Every word must be common for the all-words pass to need a window.
+    assert window.find_window(conn, [zebra, report], every=True) is None

@@ -96,10 +96,12 @@ def run_search(
     candidates = min(limit + max(ranking.pool, 0), 2**63 - 1)  # SQLite ints are 64-bit
     ranked: list[tuple[sqlite3.Row, float]] = []
     every_word = None if fts or not ranking.all_words_first else _all_words_match(query, ranking)
-    if every_word is not None:  # a rare word keeps this pass small: no rare-word probes
-        ranked = ranked_candidates(conn, scope, now, every_word, filters, candidates, words=())
+    groups = None if fts else _word_terms(query, ranking)
+    if every_word is not None:
+        ranked = ranked_candidates(
+            conn, scope, now, every_word, filters, candidates, words=groups, every=True
+        )
     if len(ranked) < candidates:  # too few hold every word: rank every memory holding any
-        groups = None if fts else _word_terms(query, ranking)
         ranked = ranked_candidates(conn, scope, now, match, filters, candidates, words=groups)
     rows = [row for row, _ in ranked]
     in_period = hint.test if hint is not None else None
@@ -163,6 +165,7 @@ def ranked_candidates(
     candidates: int,
     *,
     words: Sequence[Sequence[Term]] | None = None,
+    every: bool = False,
 ) -> list[tuple[sqlite3.Row, float]]:
     """The best ``candidates`` memories matching ``match`` within the scope and filters, by
     BM25 (with that rank), best first (ties: newest id first).
@@ -173,17 +176,18 @@ def ranked_candidates(
     ``WIDEST`` a single joined query ranks every match, so the result is the same as ranking
     all matches at once.
 
-    ``words`` (the terms of each query word) allows bounded ranking: when ``match`` has more
-    than ``window.LARGE`` matches, only the newest of them and every match of its rare words
-    are ranked (see ``zeromem_cli.window``), unless too few of those are visible.
+    ``words`` (the terms of each query word, which ``match`` ORs, or ANDs with ``every``)
+    allows bounded ranking: when a word has more than ``window.LARGE`` matches, only the
+    newest matches and every match of the rare words are ranked (``zeromem_cli.window``),
+    unless too few of those are visible.
     """
     where, params = filters.where(now)
     user, agent, session = scope.as_columns()
-    params.update(match=match, candidates=candidates, s_user=user, s_agent=agent, s_session=session)
+    params.update(candidates=candidates, s_user=user, s_agent=agent, s_session=session)
     if words is not None:
-        bounds = find_window(conn, match, words)
+        bounds = find_window(conn, words, every=every)
         if bounds is not None:
-            rows = _rank(conn, match, candidates, where, params, bounds)
+            rows = _rank(conn, bounds.match, candidates, where, params, bounds)
             if len(rows) >= candidates:
                 return rows
     return _rank(conn, match, candidates, where, params, None)
@@ -217,7 +221,8 @@ def _rank(
         f"WHERE memories_fts MATCH :match AND {within} AND {_SCOPE_SQL} AND {where} "
         "ORDER BY rank, m.id DESC LIMIT :candidates"
     )
-    return [(row, float(row["rank"])) for row in conn.execute(sql, {**params, **within_params})]
+    params = {**params, **within_params, "match": match}
+    return [(row, float(row["rank"])) for row in conn.execute(sql, params)]
 
 
 def _visible(

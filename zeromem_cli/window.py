@@ -3,17 +3,19 @@ too many to rank them all.
 
 FTS5 computes BM25 for every memory matching the query before it can sort them: on a store of
 a million memories a common word ("report", "prefer") matches a hundred thousand or more, and
-ranking them took 100-300 ms. A query matching more than ``LARGE`` memories therefore ranks:
+ranking them took 100-300 ms. A query with a word matching more than ``LARGE`` memories (a
+common word) therefore ranks:
 
 - the ``LARGE`` newest matches (FTS5 walks a match list newest first and stops, so finding
   them costs little), and
-- every match of each of the query's rare words (those matching at most ``LARGE`` memories),
+- every match of each of the query's other, rare words (at most ``LARGE`` matches each),
   however old: a rare word (a ticket number, a name) is what the user is looking for, and it
   must never fall outside the window because a common word filled it.
 
-Scores are the same BM25 as before for the memories ranked; only which memories are ranked
-changes, and only for queries with more than ``LARGE`` matches. When the scope and filters
-leave too few of them, the search ranks every match as before (``search.ranked_candidates``).
+The ranking is FTS5's BM25 as before, except that a common word counts in its exact forms only
+(see ``find_window``); nothing changes for a query none of whose words has more than
+``LARGE`` matches. When the scope and filters leave too few of the window's memories, the
+search ranks every match as before (``search.ranked_candidates``).
 """
 
 from __future__ import annotations
@@ -33,8 +35,10 @@ LARGE = 3_000
 
 @dataclass(frozen=True)
 class Window:
-    """The matches to rank: rowids above ``after`` (the ``LARGE`` newest) and ``rare_ids``."""
+    """What to rank instead: ``match`` (the query with common words in their exact forms
+    only) over rowids above ``after`` (its ``LARGE`` newest matches) and ``rare_ids``."""
 
+    match: str
     after: int
     rare_ids: tuple[int, ...] = ()
 
@@ -52,15 +56,24 @@ class Window:
 
 
 def find_window(
-    conn: sqlite3.Connection, match: str, words: Sequence[Sequence[Term]] = ()
+    conn: sqlite3.Connection, words: Sequence[Sequence[Term]], *, every: bool = False
 ) -> Window | None:
-    """The window to rank for ``match``, or None when it has at most ``LARGE`` matches.
+    """The window to rank for a query whose words have the search terms ``words`` (as
+    ``query.expand_terms`` gives them, word by word), ORed or, with ``every``, ANDed; None
+    when no word is common (more than ``LARGE`` matches) and every match can be ranked.
 
-    ``words``: the search terms of each query word (as ``query.expand_terms`` gives them);
-    the matches of the rare ones are kept whatever their age. Each probe reads at most
-    ``LARGE + 1`` entries of a match list; a word is first probed by its exact forms only,
-    since a prefix variant (``"report"*``) costs a walk over every form it covers.
+    Each word is probed by its exact forms, reading at most ``LARGE + 1`` entries of a match
+    list. A common word is then searched in its exact forms only: a prefix variant
+    (``"report"*``) makes FTS5 merge the match lists of every form it covers, and BM25 reads
+    each phrase's whole match list once to weigh it, so on a common word the variant costs
+    more than all the rest and adds nothing the window needs. Rare words keep their variants,
+    and every match of a rare word is ranked, however old.
     """
+    common = [_more_than(conn, _group(terms, exact=True), LARGE) for terms in words]
+    if not any(common) or (every and not all(common)):
+        return None  # no common word, or a rare one keeps every memory holding all words few
+    groups = [_group(terms, exact=big) for terms, big in zip(words, common, strict=True)]
+    match = (" AND " if every else " OR ").join(f"({group})" for group in groups)
     row = conn.execute(
         "SELECT rowid FROM memories_fts WHERE memories_fts MATCH :match "
         "ORDER BY rowid DESC LIMIT 1 OFFSET :large",
@@ -70,18 +83,21 @@ def find_window(
         return None
     after = int(row[0])
     rare: set[int] = set()
-    for terms in words:
-        exact = " OR ".join(t.expression() for t in terms if not t.prefix)
-        if exact and _more_than(conn, exact, LARGE):
+    for terms, big in zip(words, common, strict=True):
+        if big:
             continue  # a common word: its newest matches are in the window already
-        group = " OR ".join(t.expression() for t in terms)
         ids = conn.execute(
             "SELECT rowid FROM memories_fts WHERE memories_fts MATCH :match LIMIT :n",
-            {"match": group, "n": LARGE + 1},
+            {"match": _group(terms, exact=False), "n": LARGE + 1},
         ).fetchall()
-        if len(ids) <= LARGE:
-            rare.update(i for (i,) in ids if i <= after)
-    return Window(after, tuple(sorted(rare)))
+        rare.update(i for (i,) in ids if i <= after)
+    return Window(match, after, tuple(sorted(rare)))
+
+
+def _group(terms: Sequence[Term], *, exact: bool) -> str:
+    """One word's terms ORed; ``exact``: without its prefix variant."""
+    kept = [t for t in terms if not (exact and t.prefix)]
+    return " OR ".join(t.expression() for t in kept)
 
 
 def _more_than(conn: sqlite3.Connection, match: str, count: int) -> bool:
