@@ -18,6 +18,7 @@ makes the new text the next version of the nearest memory. Nothing is deleted on
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Callable, Sequence
 
@@ -41,8 +42,11 @@ RARE_BUDGET = 5_000
 _SUFFIXES = ("ing", "ed", "es", "s")
 
 
+@functools.lru_cache(maxsize=16384)
 def _stem(word: str) -> str:
-    """A deliberately crude suffix strip: enough for plurals and simple verb forms."""
+    """A deliberately crude suffix strip: enough for plurals and simple verb forms.
+
+    Cached: words repeat across texts, and pack stems every word of a few hundred memories."""
     if has_cjk(word) or not word.isalpha():
         return word
     if word.endswith("'s"):
