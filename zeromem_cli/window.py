@@ -95,8 +95,9 @@ def find_window(
 
 
 def _group(terms: Sequence[Term], *, exact: bool) -> str:
-    """One word's terms ORed; ``exact``: without its prefix variant."""
-    kept = [t for t in terms if not (exact and t.prefix)]
+    """One word's terms ORed; ``exact``: without its prefix variant (a lone CJK character,
+    searched only as a prefix, keeps it)."""
+    kept = [t for t in terms if not (exact and t.prefix)] or list(terms)
     return " OR ".join(t.expression() for t in kept)
 
 
