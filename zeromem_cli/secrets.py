@@ -273,16 +273,27 @@ def _secret_span(match: re.Match[str]) -> tuple[int, int]:
     return match.span()
 
 
-# Every rule needs one of these: an assignment sign (password=, api_key:, scheme://user:pw@),
-# a run of 12+ token characters (every vendor token, key and JWT is longer), or a PEM header.
-# Text without any of them (most prose) skips the 17 rule scans: import checks every field.
-_MAYBE_SECRET = re.compile(r"[=:]|[A-Za-z0-9_\-/+.]{12}|-----BEGIN")
+# Every rule needs one of these: a run of 12+ token characters (every vendor token, key and
+# JWT is longer), a PEM header, "://" (credentials in a URL), or an assignment sign (= or :)
+# together with a name the assignment rules need (password, pwd, secret, key, token; "bearer"
+# before a token with characters outside the 12-run class). Text without any of them (most
+# prose, including "Task: ..." and "17:00") skips the 17 rule scans: import checks every
+# field, and pack masks every memory it formats.
+_MAYBE_SECRET = re.compile(r"[A-Za-z0-9_\-/+.]{12}|-----BEGIN|://")
+_ASSIGNMENT_SIGN = re.compile(r"[=:]")
+_SECRET_NAME = re.compile(r"pass|pwd|secret|key|token|earer", re.IGNORECASE)
+
+
+def _maybe_secret(text: str) -> bool:
+    if _MAYBE_SECRET.search(text):
+        return True
+    return bool(_ASSIGNMENT_SIGN.search(text)) and bool(_SECRET_NAME.search(text))
 
 
 def find_secrets(text: str) -> list[SecretMatch]:
     """Every likely credential in ``text``, in order of position; overlaps keep the first
     rule listed in ``RULES`` (the most specific)."""
-    if not _MAYBE_SECRET.search(text):
+    if not _maybe_secret(text):
         return []
     found: list[SecretMatch] = []
     for rule in RULES:
