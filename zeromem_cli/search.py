@@ -29,6 +29,7 @@ from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.lexicon import IRREGULAR_FORMS, MONTHS
 from zeromem_cli.models import Scope
 from zeromem_cli.query import (
+    MAX_TERMS,
     PREFIX_MIN_LENGTH,
     Filters,
     Term,
@@ -127,11 +128,18 @@ ALL_WORDS_MAX = 6
 
 
 def _word_terms(query: str, ranking: Ranking) -> list[list[Term]]:
-    """The search terms of each word of ``query``, word by word (as ``build_match`` ORs them)."""
+    """The search terms of each word of ``query``, word by word: those ``build_match`` ORs,
+    cut where it cuts a runaway query (``MAX_TERMS``)."""
     words = query_terms(query) or query_terms(query, drop_stop_words=False)
-    return [
-        expand_terms([word], prefix=ranking.prefix, variants=ranking.variants) for word in words
-    ]
+    groups: list[list[Term]] = []
+    room = MAX_TERMS
+    for word in words:
+        terms = expand_terms([word], prefix=ranking.prefix, variants=ranking.variants)[:room]
+        if not terms:
+            break
+        groups.append(terms)
+        room -= len(terms)
+    return groups
 
 
 def _all_words_match(query: str, ranking: Ranking) -> str | None:

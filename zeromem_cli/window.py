@@ -69,6 +69,9 @@ def find_window(
     more than all the rest and adds nothing the window needs. Rare words keep their variants,
     and every match of a rare word is ranked, however old.
     """
+    newest = conn.execute("SELECT max(id) FROM memories").fetchone()[0]
+    if newest is None or newest <= LARGE:
+        return None  # no word can match more memories than the store ever held
     common = [_more_than(conn, _group(terms, exact=True), LARGE) for terms in words]
     if not any(common) or (every and not all(common)):
         return None  # no common word, or a rare one keeps every memory holding all words few
