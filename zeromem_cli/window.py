@@ -13,8 +13,11 @@ common word) therefore ranks:
   must never fall outside the window because a common word filled it.
 
 The ranking is FTS5's BM25 as before, except that a common word counts in its exact forms only
-(see ``find_window``); nothing changes for a query none of whose words has more than
-``LARGE`` matches. When the scope and filters leave too few of the window's memories, the
+(see ``find_window``), so such queries score lower than they did; nothing changes for a query
+none of whose words has more than ``LARGE`` matches. Measured on the synthetic 1M store (70
+queries), the top 10 share 41% of their memories with ranking every match (100k: 85%): among
+tens of thousands of memories holding the same common words, the newest now win over the
+shortest. When the scope and filters leave too few of the window's memories, the
 search ranks every match as before (``search.ranked_candidates``).
 """
 
