@@ -64,3 +64,15 @@ def test_the_window_counts_only_what_it_ranks(crowded: MemoryStore) -> None:
     assert bounds.after == 14 - 5 and bounds.rare_ids == (2,)
     # Every word must be common for the all-words pass to need a window.
     assert window.find_window(conn, [zebra, report], every=True) is None
+
+
+def test_a_word_common_only_through_its_prefix_is_not_kept_whole(
+    crowded: MemoryStore,
+) -> None:
+    # "repo" alone is in no memory, but "repo"* covers every "report": common after all, so
+    # only the window's newest matches are ranked, not the oldest few LIMIT returned.
+    for number in range(3):
+        crowded.add(f"zebra sighting {number}", allow_duplicate=True)
+    words = [expand_terms(["zebra"]), expand_terms(["report"]), expand_terms(["repo"])]
+    bounds = window.find_window(crowded.connection, words)
+    assert bounds is not None and bounds.after == 12 and bounds.rare_ids == (2,)

@@ -96,7 +96,8 @@ def find_window(
             "SELECT rowid FROM memories_fts WHERE memories_fts MATCH :match LIMIT :n",
             {"match": _group(terms, exact=False), "n": LARGE + 1},
         ).fetchall()
-        rare.update(i for (i,) in ids if i <= after)
+        if len(ids) <= LARGE:  # else common through its prefix variant: in the window as is
+            rare.update(i for (i,) in ids if i <= after)
     return Window(match, after, tuple(sorted(rare)))
 
 
