@@ -17,7 +17,8 @@ Tables printed:
 6. ``python -X importtime -c "import zeromem_cli.cli"``: total and the slowest modules.
 
 Databases are the fixed-seed synthetic memories of ``benchmarks.synthetic`` (mixed English and
-Chinese), cached under benchmarks/.cache/. ``--quick`` runs the 10k tier only (a smoke check).
+Chinese), cached under benchmarks/.cache/. ``--quick`` runs the 10k tier only (a smoke check);
+``--tiers 1000000 --only latency,footprint`` runs some tables on some tiers.
 CPU times are printed next to wall times: on a shared machine they are the steadier figure.
 """
 
@@ -53,6 +54,7 @@ SEARCH_P50_TARGET_MS = 5.0
 PACK_P50_TARGET_MS = 20.0
 IMPORT_TARGET = 20_000
 FOOTPRINT_TARGET = 3.0
+SECTIONS = ("cold", "latency", "writes", "footprint", "gc", "importtime")
 
 TYPER_FLOOR = """\
 import typer
@@ -505,7 +507,16 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         help="Lines of the import file (100000; quick: 10000).",
     )
     parser.add_argument("--adds", type=int, default=None, help="Library adds (1000; quick 200).")
+    parser.add_argument(
+        "--only",
+        type=str,
+        default=",".join(SECTIONS),
+        help=f"Comma-separated tables to run (default all: {','.join(SECTIONS)}).",
+    )
     args = parser.parse_args(argv)
+    only = {name.strip() for name in args.only.split(",") if name.strip()}
+    if not only or not only <= set(SECTIONS):
+        parser.error(f"--only takes some of {','.join(SECTIONS)}")
     tiers = (
         [int(t) for t in args.tiers.split(",")]
         if args.tiers
@@ -536,29 +547,35 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             synthetic.cached_database(count)
         print(f"(synthetic databases ready in {time.perf_counter() - started:.1f} s)\n")
 
-        compile_package()
-        results["cold"] = cold_start(config, env)
-        print_cold(results["cold"], config.runs)
-        print()
-        results["latency"] = [latency(count, config.queries) for count in tiers]
-        print_latency(results["latency"], config.queries)
-        print()
-        results["add"] = add_rate(config)
-        results["import"] = import_rate(config, env)
-        print_writes(results["add"], results["import"])
-        print()
-        results["footprint"] = [footprint(count) for count in tiers]
-        results["rss"] = (tiers[-1], peak_rss(tiers[-1], env))
-        print_footprint(results["footprint"], results["rss"])
-        print()
-        results["gc"] = gc_time(tiers[-1], config)
-        print_gc(results["gc"])
-        print()
-        results["import_time"] = import_time(env)
-        results["import_time"]["search"] = search_import_time(
-            env, synthetic.cached_database(tiers[0])
-        )
-        print_import_time(results["import_time"])
+        if "cold" in only:
+            compile_package()
+            results["cold"] = cold_start(config, env)
+            print_cold(results["cold"], config.runs)
+            print()
+        if "latency" in only:
+            results["latency"] = [latency(count, config.queries) for count in tiers]
+            print_latency(results["latency"], config.queries)
+            print()
+        if "writes" in only:
+            results["add"] = add_rate(config)
+            results["import"] = import_rate(config, env)
+            print_writes(results["add"], results["import"])
+            print()
+        if "footprint" in only:
+            results["footprint"] = [footprint(count) for count in tiers]
+            results["rss"] = (tiers[-1], peak_rss(tiers[-1], env))
+            print_footprint(results["footprint"], results["rss"])
+            print()
+        if "gc" in only:
+            results["gc"] = gc_time(tiers[-1], config)
+            print_gc(results["gc"])
+            print()
+        if "importtime" in only:
+            results["import_time"] = import_time(env)
+            results["import_time"]["search"] = search_import_time(
+                env, synthetic.cached_database(tiers[0])
+            )
+            print_import_time(results["import_time"])
     sys.stdout.flush()
     return results
 

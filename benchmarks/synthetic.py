@@ -165,15 +165,16 @@ def queries(count: int, seed: int = SEED + 1) -> list[str]:
 
 # Bump when what ``memories`` generates or how databases are built changes: cached files are
 # named after it (and the index version), so a stale cache is never reused.
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 
 
 def build_database(path: Path, count: int, seed: int = SEED) -> Path:
     """Create (or reuse) a database of ``count`` synthetic memories at ``path``.
 
     Rows go in with ``executemany`` in one transaction (ids assigned in order), indexed through
-    the store's own ``index_rows`` so the FTS content is exactly what ``add`` would write; the
-    1M tier builds in a few minutes.
+    the store's own ``index_rows`` so the FTS content is exactly what ``add`` would write, then
+    compacted as ``zeromem gc --vacuum`` would (FTS optimize, VACUUM); the 1M tier builds in a
+    few minutes.
     """
     if path.exists():
         return path
@@ -203,6 +204,11 @@ def build_database(path: Path, count: int, seed: int = SEED) -> Path:
                     _insert(store, conn, batch)
                     batch = []
             _insert(store, conn, batch)
+        # Compacted as `zeromem gc --vacuum` leaves a store: the FTS segments merged into one
+        # and the pages that bulk loading freed returned (about 5% of the file at 100k).
+        with store.transaction() as conn:
+            conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
+        conn.execute("VACUUM")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     partial.rename(path)
     return path

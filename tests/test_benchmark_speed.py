@@ -52,3 +52,16 @@ def test_synthetic_memories_are_deterministic_and_mixed() -> None:
     assert first == list(synthetic.memories(50))
     assert any(has_cjk(str(m["content"])) for m in first)
     assert any(not has_cjk(str(m["content"])) for m in first)
+
+
+def test_only_runs_the_tables_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(synthetic, "CACHE", tmp_path / "cache")
+    results = speed.main(["--tiers", "200", "--queries", "3", "--only", "latency,footprint"])
+    out = capsys.readouterr().out
+    assert "In-process latency" in out and "Footprint" in out
+    assert "Cold process start-up" not in out and "gc on" not in out
+    assert set(results) == {"latency", "footprint", "rss"}
+    with pytest.raises(SystemExit):
+        speed.main(["--only", "nonsense"])

@@ -142,12 +142,28 @@ def m005_live_expiry_index(conn: sqlite3.Connection) -> None:
     )
 
 
+def m006_pinned_rank_index(conn: sqlite3.Connection) -> None:
+    """pack reads the pinned memories of a scope most important first (importance, then
+    updated_at, then id, all descending), at most budget/2 of them. The m004 index found them
+    but left the ordering to a sort of every pinned memory (17 ms at 1M memories, 1% pinned);
+    read backwards, this one yields them already in that order, so LIMIT stops early."""
+    run_script(
+        conn,
+        """
+        DROP INDEX IF EXISTS idx_memories_scope_pinned;
+        CREATE INDEX idx_memories_pinned_rank
+            ON memories(user, agent, session, importance, updated_at) WHERE pinned = 1;
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_deleted_reason,
     m003_operations_log,
     m004_pinned_index,
     m005_live_expiry_index,
+    m006_pinned_rank_index,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

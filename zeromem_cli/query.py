@@ -14,8 +14,8 @@ Each Latin word also brings:
   porter stemmer in the index cannot connect.
 
 CJK runs are split at question words and particles, then cut into the overlapping bigrams the
-index holds (``周报发送`` -> ``周报 报发 发送``); a one-character piece is searched as the
-unigram the index also holds.
+index holds (``周报发送`` -> ``周报 报发 发送``); a one-character piece is searched as a prefix
+(``"报"*``): the index holds each character as the start of a bigram or as a run's last one.
 """
 
 from __future__ import annotations
@@ -96,8 +96,10 @@ def expand_terms(words: Sequence[str], *, prefix: bool = True, variants: bool = 
     """Search terms for ``words``: each word, its prefix variant, its irregular forms."""
     terms: list[Term] = []
     for word in words:
-        terms.append(Term(word))
         latin = not CJK_RUN.search(word)
+        # A lone CJK character is indexed only as the start of its bigrams (and alone at the
+        # end of a run): as a prefix it finds every occurrence (see text.cjk_grams).
+        terms.append(Term(word, prefix=not latin and len(word) == 1))
         if prefix and latin and len(word) >= PREFIX_MIN_LENGTH and not word.isdigit():
             terms.append(Term(word, prefix=True))
         if variants and latin:

@@ -20,16 +20,26 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.lexicon import IRREGULAR_FORMS, MONTHS
 from zeromem_cli.models import Scope
-from zeromem_cli.query import PREFIX_MIN_LENGTH, Filters, build_match, expand_terms, query_terms
+from zeromem_cli.query import (
+    MAX_TERMS,
+    PREFIX_MIN_LENGTH,
+    Filters,
+    Term,
+    build_match,
+    expand_terms,
+    query_terms,
+)
 from zeromem_cli.text import fold, latin_words, normalize
 from zeromem_cli.times import from_iso
+from zeromem_cli.window import Window, find_window
 
 # BM25 column weights: content, tags, category, key. Labels the user chose count more.
 BM25_WEIGHTS = (1.0, 2.0, 1.5, 3.0)
@@ -87,10 +97,13 @@ def run_search(
     candidates = min(limit + max(ranking.pool, 0), 2**63 - 1)  # SQLite ints are 64-bit
     ranked: list[tuple[sqlite3.Row, float]] = []
     every_word = None if fts or not ranking.all_words_first else _all_words_match(query, ranking)
+    groups = None if fts else _word_terms(query, ranking)
     if every_word is not None:
-        ranked = ranked_candidates(conn, scope, now, every_word, filters, candidates)
+        ranked = ranked_candidates(
+            conn, scope, now, every_word, filters, candidates, words=groups, every=True
+        )
     if len(ranked) < candidates:  # too few hold every word: rank every memory holding any
-        ranked = ranked_candidates(conn, scope, now, match, filters, candidates)
+        ranked = ranked_candidates(conn, scope, now, match, filters, candidates, words=groups)
     rows = [row for row, _ in ranked]
     in_period = hint.test if hint is not None else None
     words = query_terms(query) if not fts and ranking.coverage else []
@@ -112,6 +125,21 @@ def run_search(
 # Queries of 2 to this many words try the all-words pass first; longer ones (a pasted paragraph)
 # rarely have enough memories holding every word for it to pay.
 ALL_WORDS_MAX = 6
+
+
+def _word_terms(query: str, ranking: Ranking) -> list[list[Term]]:
+    """The search terms of each word of ``query``, word by word: those ``build_match`` ORs,
+    cut where it cuts a runaway query (``MAX_TERMS``)."""
+    words = query_terms(query) or query_terms(query, drop_stop_words=False)
+    groups: list[list[Term]] = []
+    room = MAX_TERMS
+    for word in words:
+        terms = expand_terms([word], prefix=ranking.prefix, variants=ranking.variants)[:room]
+        if not terms:
+            break
+        groups.append(terms)
+        room -= len(terms)
+    return groups
 
 
 def _all_words_match(query: str, ranking: Ranking) -> str | None:
@@ -143,6 +171,9 @@ def ranked_candidates(
     match: str,
     filters: Filters,
     candidates: int,
+    *,
+    words: Sequence[Sequence[Term]] | None = None,
+    every: bool = False,
 ) -> list[tuple[sqlite3.Row, float]]:
     """The best ``candidates`` memories matching ``match`` within the scope and filters, by
     BM25 (with that rank), best first (ties: newest id first).
@@ -152,18 +183,75 @@ def ranked_candidates(
     When the scope and filters reject too many of those, the pass is widened, and past
     ``WIDEST`` a single joined query ranks every match, so the result is the same as ranking
     all matches at once.
+
+    ``words`` (the terms of each query word, which ``match`` ORs, or ANDs with ``every``)
+    allows bounded ranking: when a word has more than ``window.LARGE`` matches, only the
+    newest matches and every match of the rare words are ranked (``zeromem_cli.window``),
+    unless too few of those are visible.
     """
     where, params = filters.where(now)
     user, agent, session = scope.as_columns()
-    params.update(match=match, candidates=candidates, s_user=user, s_agent=agent, s_session=session)
+    params.update(candidates=candidates, s_user=user, s_agent=agent, s_session=session)
+    if words is not None:
+        bounds = find_window(conn, words, every=every)
+        if bounds is not None:
+            rows = _rank(conn, bounds.match, candidates, where, params, bounds)
+            if len(rows) >= candidates:
+                return rows
+    return _rank(conn, match, candidates, where, params, None)
+
+
+def _rank(
+    conn: sqlite3.Connection,
+    match: str,
+    candidates: int,
+    where: str,
+    params: dict[str, Any],
+    bounds: Window | None,
+) -> list[tuple[sqlite3.Row, float]]:
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+    within, within_params = bounds.clause() if bounds is not None else ("1", {})
     first = max(FIRST_PASS, 2 * candidates)
     while first <= WIDEST:
         ranked = conn.execute(
             f"SELECT rowid, bm25(memories_fts, {weights}) AS bm25_rank FROM memories_fts "
-            "WHERE memories_fts MATCH :match ORDER BY bm25_rank, rowid DESC LIMIT :first",
-            {"match": match, "first": first},
+            f"WHERE memories_fts MATCH :match AND {within} "
+            "ORDER BY bm25_rank, rowid DESC LIMIT :first",
+            {"match": match, "first": first, **within_params},
         ).fetchall()
+        rows = _visible(conn, ranked, candidates, where, params)
+        if len(rows) >= candidates or len(ranked) < first:
+            return rows  # enough survived the scope and filters, or every match was ranked
+        first *= 8
+    sql = (
+        f"SELECT m.*, bm25(memories_fts, {weights}) AS rank "
+        "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
+        f"WHERE memories_fts MATCH :match AND {within} AND {_SCOPE_SQL} AND {where} "
+        "ORDER BY rank, m.id DESC LIMIT :candidates"
+    )
+    params = {**params, **within_params, "match": match}
+    return [(row, float(row["rank"])) for row in conn.execute(sql, params)]
+
+
+def _visible(
+    conn: sqlite3.Connection,
+    ranked: list[sqlite3.Row],
+    candidates: int,
+    where: str,
+    params: dict[str, Any],
+) -> list[tuple[sqlite3.Row, float]]:
+    """The first ``candidates`` of ``ranked`` (rowid, bm25) within the scope and filters, as
+    (memory row, bm25), in rank order.
+
+    Rows are looked up in rank order, a little more than still needed at a time: most often
+    the first batch is enough, and every row not looked up is one less Row object built.
+    """
+    rows: list[tuple[sqlite3.Row, float]] = []
+    start = 0
+    while start < len(ranked) and len(rows) < candidates:
+        need = candidates - len(rows)
+        batch = ranked[start : start + need + need // 4 + 8]
+        start += len(batch)
         found = {
             row["id"]: row
             for row in conn.execute(
@@ -171,20 +259,11 @@ def ranked_candidates(
                 # the scope index over the whole table instead.
                 "SELECT m.* FROM json_each(:ids) AS j CROSS JOIN memories m ON m.id = j.value "
                 f"WHERE {_SCOPE_SQL} AND {where}",
-                {**params, "ids": json.dumps([r[0] for r in ranked])},
+                {**params, "ids": json.dumps([r[0] for r in batch])},
             )
         }
-        rows = [(found[r[0]], float(r[1])) for r in ranked if r[0] in found][:candidates]
-        if len(rows) >= candidates or len(ranked) < first:
-            return rows  # enough survived the scope and filters, or every match was ranked
-        first *= 8
-    sql = (
-        f"SELECT m.*, bm25(memories_fts, {weights}) AS rank "
-        "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-        f"WHERE memories_fts MATCH :match AND {_SCOPE_SQL} AND {where} "
-        "ORDER BY rank, m.id DESC LIMIT :candidates"
-    )
-    return [(row, float(row["rank"])) for row in conn.execute(sql, params)]
+        rows.extend((found[r[0]], float(r[1])) for r in batch if r[0] in found)
+    return rows[:candidates]
 
 
 def check_fts_expression(expression: str) -> None:
@@ -240,21 +319,33 @@ def present(words: list[str], row: sqlite3.Row) -> list[bool]:
     A word counts when it, its crude stem or an irregular form occurs in the text; words of
     four letters or more may also start a longer word (as the prefix variant in the query).
     """
-    text = " " + fold(" ".join((row["content"], row["tags"], row["category"], row["key"] or "")))
-    tokens: set[str] | None = None
-    result = []
-    for word in map(fold, words):
-        if len(word) >= PREFIX_MIN_LENGTH or not word.isascii():
-            stem = _crude_stem(word)
-            hit = stem in text
-        else:  # short words must be whole words: "art" is not in "start"
-            if tokens is None:
-                tokens = set(latin_words(text))
-            hit = word in tokens or _crude_stem(word) in tokens
-        if not hit:
-            hit = any(form in text for form in IRREGULAR_FORMS.get(word, ()))
-        result.append(hit)
-    return result
+    return _WordTest(words)(row)
+
+
+class _WordTest:
+    """``present`` for one query: what each word is looked for as, worked out once, so each
+    candidate costs one fold of its text and a few substring tests (pack re-scores hundreds)."""
+
+    def __init__(self, words: list[str]) -> None:
+        # Per word: (needles found anywhere in the text, whole words among its tokens).
+        self.tests: list[tuple[tuple[str, ...], frozenset[str]]] = []
+        for word in map(fold, words):
+            forms = tuple(IRREGULAR_FORMS.get(word, ()))
+            if len(word) >= PREFIX_MIN_LENGTH or not word.isascii():
+                self.tests.append(((_crude_stem(word), *forms), frozenset()))
+            else:  # short words must be whole words: "art" is not in "start"
+                self.tests.append((forms, frozenset((word, _crude_stem(word)))))
+        self.needs_tokens = any(whole for _, whole in self.tests)
+
+    def __call__(self, row: sqlite3.Row) -> list[bool]:
+        text = " " + fold(
+            " ".join((row["content"], row["tags"], row["category"], row["key"] or ""))
+        )
+        tokens = set(latin_words(text)) if self.needs_tokens else set()
+        return [
+            not tokens.isdisjoint(whole) or any(needle in text for needle in needles)
+            for needles, whole in self.tests
+        ]
 
 
 def _coverage(words: list[str], rows: list[sqlite3.Row]) -> list[float]:
@@ -265,8 +356,8 @@ def _coverage(words: list[str], rows: list[sqlite3.Row]) -> list[float]:
     """
     if not words or not rows:
         return [0.0] * len(rows)
-    matrix = [present(words, row) for row in rows]
-    return [sum(hits) / len(words) for hits in matrix]
+    test = _WordTest(words)
+    return [sum(test(row)) / len(words) for row in rows]
 
 
 # -- dates named in a query -------------------------------------------------------------------

@@ -18,11 +18,12 @@ makes the new text the next version of the nearest memory. Nothing is deleted on
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Callable, Sequence
 
 from zeromem_cli.models import Memory
-from zeromem_cli.query import query_terms, quote
+from zeromem_cli.query import expand_terms, query_terms
 from zeromem_cli.text import has_cjk
 
 # Measured on tests/similarity_pairs.py (42 pairs): rephrasings score 0.486-1.0, distinct
@@ -41,8 +42,11 @@ RARE_BUDGET = 5_000
 _SUFFIXES = ("ing", "ed", "es", "s")
 
 
+@functools.lru_cache(maxsize=16384)
 def _stem(word: str) -> str:
-    """A deliberately crude suffix strip: enough for plurals and simple verb forms."""
+    """A deliberately crude suffix strip: enough for plurals and simple verb forms.
+
+    Cached: words repeat across texts, and pack stems every word of a few hundred memories."""
     if has_cjk(word) or not word.isalpha():
         return word
     if word.endswith("'s"):
@@ -109,10 +113,11 @@ def candidate_match(conn: sqlite3.Connection, text: str) -> str | None:
     if not terms:
         return None
     counts = []
+    expressions = {term: _expression(term) for term in terms}
     for term in terms:
         row = conn.execute(
             "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
-            (quote(term), RARE_CAP),
+            (expressions[term], RARE_CAP),
         ).fetchone()
         counts.append((int(row[0]), -len(term), term))
     counts.sort()
@@ -124,7 +129,12 @@ def candidate_match(conn: sqlite3.Connection, text: str) -> str | None:
         rare.append(term)
         total += count
     common = [term for count, _, term in counts if count >= RARE_CAP]
-    clauses = [quote(term) for term in rare]
+    clauses = [expressions[term] for term in rare]
     if common:  # memories holding every common word of the text (cheap: an intersection)
-        clauses.append("(" + " AND ".join(quote(term) for term in common) + ")")
+        clauses.append("(" + " AND ".join(expressions[term] for term in common) + ")")
     return " OR ".join(clauses) or None
+
+
+def _expression(term: str) -> str:
+    """The FTS5 phrase of one term as search spells it (a lone CJK character as a prefix)."""
+    return expand_terms([term], prefix=False, variants=False)[0].expression()

@@ -178,10 +178,9 @@ class MemoryStore:
                 return  # another process rebuilt it while we waited for the write lock
             # The segmentation changed (or this is a new database): rebuild the whole index.
             conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('delete-all')")
-            for memory_row in conn.execute(
-                "SELECT id, content, tags, category, key FROM memories"
-            ).fetchall():
-                fts.index_row(conn, memory_row)
+            fts.index_rows(
+                conn, conn.execute("SELECT id, content, tags, category, key FROM memories")
+            )
             conn.execute(
                 "INSERT OR REPLACE INTO store_meta(key, value) VALUES ('index_version', ?)",
                 (str(INDEX_VERSION),),
