@@ -18,6 +18,7 @@ from pathlib import Path
 from zeromem_cli.store import MemoryStore
 from zeromem_cli.text import INDEX_VERSION, content_hash
 from zeromem_cli.times import to_iso
+from zeromem_cli.uids import uid_to_db
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 SEED = 20261130
@@ -165,7 +166,7 @@ def queries(count: int, seed: int = SEED + 1) -> list[str]:
 
 # Bump when what ``memories`` generates or how databases are built changes: cached files are
 # named after it (and the index version), so a stale cache is never reused.
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 
 
 def build_database(path: Path, count: int, seed: int = SEED) -> Path:
@@ -193,6 +194,7 @@ def build_database(path: Path, count: int, seed: int = SEED) -> Path:
                     {
                         **record,
                         "id": number,
+                        "uid": uid_to_db(str(record["uid"])),  # stored form, as the store writes it
                         "content_hash": content_hash(str(record["content"])),
                         "tags": json.dumps(record["tags"], ensure_ascii=False),
                         "pinned": int(bool(record["pinned"])),

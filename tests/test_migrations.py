@@ -10,6 +10,15 @@ import pytest
 
 from zeromem_cli import MemoryStore
 from zeromem_cli.migrations import LATEST_VERSION, MIGRATIONS
+from zeromem_cli.query import Filters
+from zeromem_cli.transfer import export_records, import_text
+
+# uids as zeromem wrote them before they were stored as bytes: canonical UUID text.
+UIDS = {
+    1: "0b5e3f4a-7c1d-4e2f-9a3b-5c6d7e8f9a0b",
+    2: "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
+    3: "12345678-9abc-4def-8123-456789abcdef",
+}
 
 
 def _schema(path: Path) -> set[tuple[str, str]]:
@@ -34,17 +43,17 @@ def _database_at(path: Path, version: int) -> None:
     rows = [
         (
             1,
-            "uid-1",
+            UIDS[1],
             "Weekly report goes out Fridays 17:00",
             "preference",
             '["work"]',
             "report",
             None,
         ),
-        (2, "uid-2", "周报发送时间改为每周五下午五点", "preference", "[]", None, None),
+        (2, UIDS[2], "周报发送时间改为每周五下午五点", "preference", "[]", None, None),
         (
             3,
-            "uid-3",
+            UIDS[3],
             "An old memory that was forgotten",
             "note",
             "[]",
@@ -96,7 +105,32 @@ def test_every_earlier_version_upgrades_without_loss(tmp_path: Path, version: in
         assert [m.id for m in store.search("周报")] == [2]
         forgotten = store.get(3, include_deleted=True)
         assert forgotten.deleted_at == "2026-01-02T00:00:00Z"
+        # The same uids, shown and exported as text, stored as 16 bytes, found by uid.
+        assert {m.id: m.uid for m in store.list(filters=Filters(include_deleted=True))} == UIDS
+        assert [r["uid"] for r in export_records(store, Filters(include_deleted=True))] == [
+            UIDS[1],
+            UIDS[2],
+            UIDS[3],
+        ]
+        stored = store.connection.execute("SELECT typeof(uid), length(uid) FROM memories")
+        assert {tuple(row) for row in stored} == {("blob", 16)}
+        again = f'{{"uid": "{UIDS[1]}", "content": "Weekly report goes out Fridays 17:00"}}\n'
+        assert import_text(store, again, "jsonl").skipped == 1
     assert _schema(old) == _schema(fresh)
+
+
+def test_a_uid_that_is_not_a_uuid_survives_the_upgrade(tmp_path: Path) -> None:
+    """Only a hand-edited database has one: it stays text and reads back unchanged."""
+    old = tmp_path / "old.db"
+    _database_at(old, LATEST_VERSION - 1)
+    conn = sqlite3.connect(old)
+    conn.execute("UPDATE memories SET uid = 'legacy-2' WHERE id = 2")
+    conn.commit()
+    conn.close()
+    with MemoryStore(old) as store:
+        assert {m.id: m.uid for m in store.list()} == {1: UIDS[1], 2: "legacy-2"}
+        kinds = store.connection.execute("SELECT id, typeof(uid) FROM memories ORDER BY id")
+        assert [tuple(row) for row in kinds] == [(1, "blob"), (2, "text"), (3, "blob")]
 
 
 def test_a_fresh_database_is_at_the_latest_version(tmp_path: Path) -> None:

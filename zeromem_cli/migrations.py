@@ -157,6 +157,34 @@ def m006_pinned_rank_index(conn: sqlite3.Connection) -> None:
     )
 
 
+def m007_uid_blob(conn: sqlite3.Connection) -> None:
+    """Store each memory uid as its 16 bytes instead of 36 characters of text: ~40 bytes less
+    per memory in the row and as many in the UNIQUE index (see ``uids``). The column keeps its
+    declared type (a BLOB is stored as a BLOB in a TEXT column), so the table needs no rebuild.
+    A uid that is not a UUID (only a hand-edited database has one) stays text; ``uid_from_db``
+    reads both. SQLite 3.40 has no unhex(): the bytes are computed here, with executemany."""
+    import uuid
+
+    def converted(row: tuple[int, str]) -> tuple[bytes, int] | None:
+        try:
+            return uuid.UUID(row[1]).bytes, row[0]
+        except ValueError:
+            return None
+
+    last = 0
+    while True:  # in batches by id: a million uids never sit in memory at once
+        rows = conn.execute(
+            "SELECT id, uid FROM memories WHERE id > ? AND typeof(uid) = 'text' "
+            "ORDER BY id LIMIT 10000",
+            (last,),
+        ).fetchall()
+        if not rows:
+            return
+        last = rows[-1][0]
+        updates = [pair for pair in map(converted, rows) if pair is not None]
+        conn.executemany("UPDATE memories SET uid = ? WHERE id = ?", updates)
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_deleted_reason,
@@ -164,6 +192,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m004_pinned_index,
     m005_live_expiry_index,
     m006_pinned_rank_index,
+    m007_uid_blob,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

@@ -31,6 +31,7 @@ from zeromem_cli.text import (
     require_utf8,
 )
 from zeromem_cli.times import Clock, from_iso, parse_expiry, to_iso, utcnow
+from zeromem_cli.uids import uid_from_db
 from zeromem_cli.validation import MAX_ID
 
 DEFAULT_CATEGORY = "general"
@@ -254,7 +255,7 @@ class MemoryStore:
     def _to_memory(row: sqlite3.Row, score: float | None = None) -> Memory:
         return Memory(
             id=row["id"],
-            uid=row["uid"],
+            uid=uid_from_db(row["uid"]),
             content=row["content"],
             category=row["category"],
             tags=json.loads(row["tags"]),
@@ -885,10 +886,11 @@ def _refuse_secrets(fields: dict[str, Any]) -> None:
     )
 
 
-def _new_uid() -> str:
+def _new_uid() -> bytes:
+    """A random (version 4) uid in its stored form (see ``uids``)."""
     import uuid  # only writes need it (it pulls in platform): kept off the search start-up path
 
-    return str(uuid.uuid4())
+    return uuid.uuid4().bytes
 
 
 def _as_iso(moment: str | datetime) -> str:

@@ -27,6 +27,7 @@ from zeromem_cli.models import MEMORY_FIELDS
 from zeromem_cli.query import Filters
 from zeromem_cli.records import ImportRecord, RecordError, parse, validate_record
 from zeromem_cli.times import to_iso
+from zeromem_cli.uids import uid_from_db, uid_to_db
 
 if TYPE_CHECKING:
     from zeromem_cli.store import MemoryStore
@@ -264,10 +265,11 @@ class _Plan:
         ):
             scope = (row[2], row[3], row[4])
             key = (*scope, row[5]) if row[5] is not None and row[6] is None else None
-            self.by_uid[row[1]] = _Existing(row[0], row[1], scope, key)
+            uid = uid_from_db(row[1])
+            self.by_uid[uid] = _Existing(row[0], uid, scope, key)
             self.used_ids.add(row[0])
             if key is not None:
-                self.live_keys[key] = row[1]
+                self.live_keys[key] = uid
         self.next_id = max(self.used_ids, default=0) + 1
         self.inserts: dict[str, ImportRecord] = {}  # uid -> record, in file order
         self.updates: list[tuple[int, ImportRecord]] = []
@@ -443,6 +445,16 @@ def import_records(
     return report
 
 
+_UID_COLUMN = COLUMNS.index("uid")
+
+
+def _stored(values: dict[str, Any]) -> list[Any]:
+    """The INSERT parameters of one record, its uid in stored form (see ``uids``)."""
+    row = [values[c] for c in COLUMNS]
+    row[_UID_COLUMN] = uid_to_db(row[_UID_COLUMN])
+    return row
+
+
 def _batches(items: list[Any], size: int = _BATCH) -> Iterator[list[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
@@ -497,7 +509,7 @@ def _apply(
     for batch in _batches(records):
         rows = [record.values for record in batch]
         try:
-            conn.executemany(insert_sql, [tuple(v[c] for c in COLUMNS) for v in rows])
+            conn.executemany(insert_sql, [_stored(v) for v in rows])
         except sqlite3.IntegrityError as exc:
             raise InvalidInputError(f"import conflicts with the database: {exc}") from None
         store.index_rows(conn, rows)
