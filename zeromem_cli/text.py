@@ -22,12 +22,14 @@ from typing import Any, cast
 
 from zeromem_cli.errors import InvalidInputError
 
-INDEX_VERSION = 4
+INDEX_VERSION = 5
 
-# Han (incl. extension A, compatibility, extension B+), kana, hangul syllables and jamo.
+# Han (incl. extension A, compatibility, extension B+), kana, hangul syllables and jamo: letters
+# only. The kana blocks' combining voiced marks (U+3099, U+309A) and punctuation (U+30A0,
+# U+30FB) are not, and unicode61 drops them: as part of a run they made grams no query finds.
 CJK_CLASS = (
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-    "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff"
+    "\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
     "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
     "\U00020000-\U0002fa1f"
 )
