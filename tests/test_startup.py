@@ -54,6 +54,8 @@ _NOT_FOR = {
         "zeromem_cli.similarity",
         "zeromem_cli.cli.memories",
         "zeromem_cli.cli.pack",
+        "zeromem_cli.tokens",
+        "zeromem_cli.context",
         "hashlib",
         "gzip",
         "base64",

@@ -1,4 +1,5 @@
-"""The operations log: what zeromem did (op, time, result count, tokens printed), never content.
+"""The operations log: what zeromem did (op, time, result count, tokens pack printed), never
+content.
 
 `stats` reads it to compare what `pack` prints with what pasting every memory would cost. It is
 best effort by design: a log write never fails or noticeably slows the command it records. It

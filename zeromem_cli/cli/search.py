@@ -56,7 +56,6 @@ def search(
     from zeromem_cli.oplog import record_operation
     from zeromem_cli.query import Filters
     from zeromem_cli.times import parse_since, utcnow
-    from zeromem_cli.tokens import count_tokens
 
     text = read_text_argument(query)
     now = utcnow()
@@ -73,5 +72,7 @@ def search(
         hits = store.search(
             text, limit=limit or settings().get("search.limit"), filters=filters, fts=fts
         )
-        record_operation(store, "search", len(hits), sum(count_tokens(h.content) for h in hits))
+        # Results only: the token figure `stats` reports is pack's; counting here would load
+        # the tokenizer on every search.
+        record_operation(store, "search", len(hits), enabled=settings().get("log.enabled"))
     render.memories(hits, render.resolve_format(fmt, as_json), scores=True)
