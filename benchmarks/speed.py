@@ -371,6 +371,16 @@ def print_gc(row: dict[str, float]) -> None:
 # -- 6. import time ----------------------------------------------------------------------------
 
 
+def _importtime(stderr: str) -> list[tuple[int, int, int, str]]:
+    """``-X importtime`` lines as (self us, cumulative us, nesting depth, module)."""
+    rows = []
+    for line in stderr.splitlines():
+        found = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
+        if found:
+            rows.append((int(found[1]), int(found[2]), len(found[3]), found[4]))
+    return rows
+
+
 def import_time(env: dict[str, str], top: int = 12) -> dict[str, Any]:
     """Cumulative import time of zeromem_cli.cli and the modules costing most (self time)."""
     runs = []
@@ -382,12 +392,7 @@ def import_time(env: dict[str, str], top: int = 12) -> dict[str, Any]:
             text=True,
             env=env,
         ).stderr
-        rows = []
-        for line in err.splitlines():
-            found = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
-            if found:
-                rows.append((int(found[1]), int(found[2]), found[4]))
-        runs.append(rows)
+        runs.append([(own, cumulative, name) for own, cumulative, _, name in _importtime(err)])
     best = min(runs, key=lambda rows: next(c for s, c, n in rows if n == "zeromem_cli.cli"))
     total = next(c for s, c, n in best if n == "zeromem_cli.cli")
     slowest = sorted(best, key=lambda r: -r[0])[:top]
@@ -431,11 +436,7 @@ def search_import_time(env: dict[str, str], db: Path) -> dict[str, Any]:
             text=True,
             env=env,
         ).stderr
-        rows = []
-        for line in err.splitlines():
-            found = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
-            if found:
-                rows.append((int(found[1]), int(found[2]), len(found[3]), found[4]))
+        rows = _importtime(err)
         total = sum(cumulative for _, cumulative, depth, _ in rows if depth == 1) / 1000
         ours = sum(own for own, _, _, name in rows if name.startswith("zeromem_cli")) / 1000
         if not best or total < best["total_ms"]:

@@ -58,3 +58,14 @@ def cli(db_path: Path) -> Run:
 def as_json(result: Result) -> Any:
     assert result.exit_code == 0, result.stderr
     return json.loads(result.stdout)
+
+
+def index_names(path: Path) -> set[str]:
+    """The names of the indexes of the database at ``path`` (migration tests)."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    try:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    finally:
+        conn.close()

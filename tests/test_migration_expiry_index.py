@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import index_names
 from zeromem_cli import MemoryStore
 from zeromem_cli import migrations as migrations_module
 from zeromem_cli.lifecycle import GcPolicy, collect_garbage
-
-
-def _indexes(path: Path) -> set[str]:
-    conn = sqlite3.connect(path)
-    try:
-        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
-    finally:
-        conn.close()
 
 
 def test_previous_schema_gains_the_live_expiry_index_and_keeps_its_data(
@@ -34,13 +26,13 @@ def test_previous_schema_gains_the_live_expiry_index_and_keeps_its_data(
     with MemoryStore(path, clock=lambda: start) as store:
         store.add("expires soon", ttl="1h")
         store.add("stays")
-    assert "idx_memories_expires" in _indexes(path)
+    assert "idx_memories_expires" in index_names(path)
     monkeypatch.undo()
 
     later = start + timedelta(days=1)
     with MemoryStore(path, clock=lambda: later) as store:
-        assert "idx_memories_live_expires" in _indexes(path)
-        assert "idx_memories_expires" not in _indexes(path)
+        assert "idx_memories_live_expires" in index_names(path)
+        assert "idx_memories_expires" not in index_names(path)
         plan = store.connection.execute(
             "EXPLAIN QUERY PLAN SELECT m.id FROM memories m WHERE m.deleted_at IS NULL "
             "AND m.expires_at IS NOT NULL AND m.expires_at <= ?",

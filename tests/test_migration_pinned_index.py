@@ -3,21 +3,13 @@ with no sort, and a database of the previous schema upgrades in place."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import index_names
 from zeromem_cli import MemoryStore
 from zeromem_cli import migrations as migrations_module
-
-
-def _indexes(path: Path) -> set[str]:
-    conn = sqlite3.connect(path)
-    try:
-        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
-    finally:
-        conn.close()
 
 
 def _pinned_plan(store: MemoryStore) -> str:
@@ -47,12 +39,12 @@ def test_previous_schema_gains_the_pinned_rank_index_and_keeps_the_order(
         for number, importance in enumerate((3, 9, 9, 1, 7)):
             store.add(f"pinned fact {number}", pinned=True, importance=importance)
         store.add("not pinned", importance=10)
-    assert "idx_memories_scope_pinned" in _indexes(path)
+    assert "idx_memories_scope_pinned" in index_names(path)
     monkeypatch.undo()
 
     with MemoryStore(path) as store:
-        assert "idx_memories_pinned_rank" in _indexes(path)
-        assert "idx_memories_scope_pinned" not in _indexes(path)
+        assert "idx_memories_pinned_rank" in index_names(path)
+        assert "idx_memories_scope_pinned" not in index_names(path)
         plan = _pinned_plan(store)
         assert "idx_memories_pinned_rank" in plan and "TEMP B-TREE" not in plan
         pinned = store.pack_candidates(10, pinned_only=True, pinned_limit=3)
