@@ -111,3 +111,63 @@ def test_cli_explain_shows_the_context_part_and_config_turns_it_off(
     monkeypatch.setenv("ZEROMEM_RANKING_CONTEXT", "0")
     off = as_json(cli("pack", "waterfall in Oregon", "--session", "s1", "--format", "json"))
     assert [r["content"] for r in off] == [TURNS[1]]
+
+
+# -- inherit: a session's pack also draws on the scopes around it ------------------------------
+
+
+def test_enclosing_scopes_are_the_session_then_agent_then_user_dropped() -> None:
+    from zeromem_cli.models import Scope
+    from zeromem_cli.pack import enclosing_scopes
+
+    assert enclosing_scopes(Scope("alice", "bot", "s1")) == [
+        Scope("alice", "bot"),
+        Scope("alice"),
+        Scope(),
+    ]
+    assert enclosing_scopes(Scope(None, "bot", "s1")) == [Scope(None, "bot"), Scope()]
+    assert enclosing_scopes(Scope()) == []
+
+
+def _scopes_db(path: Path) -> None:
+    """A user fact (pinned), an agent note, a session turn, and memories of sibling scopes."""
+    with MemoryStore(path, user="alice") as user:
+        user.add("Alice prefers metric units in every report", pinned=True)
+    with MemoryStore(path, user="alice", agent="bot") as agent:
+        agent.add("The weekly report is due Friday at 17:00")
+    with MemoryStore(path, user="alice", agent="bot", session="s1") as session:
+        session.add("Alice: can you draft the weekly report?")
+    with MemoryStore(path, user="bob") as bob:
+        bob.add("Bob's weekly report goes out Monday", pinned=True)
+    with MemoryStore(path, user="alice", agent="bot", session="s2") as other:
+        other.add("Alice: the weekly report of another session")
+
+
+def test_inherit_packs_the_session_with_its_agent_and_user_memories(db_path: Path) -> None:
+    _scopes_db(db_path)
+    with MemoryStore(db_path, user="alice", agent="bot", session="s1") as store:
+        alone = _packed(store, "weekly report")
+        inherited = _packed(store, "weekly report", inherit=True)
+    assert alone == ["Alice: can you draft the weekly report?"]
+    assert inherited[0] == "Alice prefers metric units in every report"  # pinned: core memory
+    assert set(inherited) == {
+        "Alice prefers metric units in every report",
+        "The weekly report is due Friday at 17:00",
+        "Alice: can you draft the weekly report?",
+    }  # never Bob's, nor another session's
+
+
+def test_cli_inherit_flag_and_config(cli: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert cli("add", "Alice prefers metric units", "--user", "alice", "--pin").exit_code == 0
+    assert (
+        cli("add", "Draft the report in metric", "--user", "alice", "--session", "s1").exit_code
+        == 0
+    )
+    scope = ("--user", "alice", "--session", "s1", "--format", "json")
+    plain = as_json(cli("pack", "metric", *scope))
+    inherited = as_json(cli("pack", "metric", *scope, "--inherit"))
+    assert [r["content"] for r in plain] == ["Draft the report in metric"]
+    assert [r["content"] for r in inherited][0] == "Alice prefers metric units"
+    monkeypatch.setenv("ZEROMEM_PACK_INHERIT", "true")
+    assert as_json(cli("pack", "metric", *scope)) == inherited
+    assert as_json(cli("pack", "metric", *scope, "--no-inherit")) == plain

@@ -139,6 +139,12 @@ _SETTINGS = [
         "Output format of `pack`.",
         choices=("text", "markdown", "json", "xml"),
     ),
+    Setting(
+        "pack.inherit",
+        bool,
+        False,
+        "Pack also from the enclosing scopes (a session's user and agent memories).",
+    ),
     Setting("ranking.relevance", float, 1.0, "Weight of search relevance in pack.", 0, 100),
     Setting("ranking.importance", float, 0.3, "Weight of importance (0-10).", 0, 100),
     Setting("ranking.recency", float, 0.2, "Weight of recency.", 0, 100),

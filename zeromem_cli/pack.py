@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from zeromem_cli.config import SETTINGS
 from zeromem_cli.context import context_bonus
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.models import Memory
+from zeromem_cli.models import Memory, Scope
 from zeromem_cli.pack_format import (
     ContentOf,
     Formatter,
@@ -289,6 +289,31 @@ def _add_relevance(
         memories.setdefault(hit.id, hit)
 
 
+def enclosing_scopes(scope: Scope) -> list[Scope]:
+    """The scopes around ``scope``, nearest first: without its session, then without its agent,
+    then without its user (``(alice, bot, s1)`` -> ``(alice, bot)``, ``(alice)``, unscoped).
+    Siblings (another session, agent or user) are never among them."""
+    found: list[Scope] = []
+    for wider in (
+        Scope(scope.user, scope.agent, None),
+        Scope(scope.user, None, None),
+        Scope(None, None, None),
+    ):
+        if wider != scope and wider not in found:
+            found.append(wider)
+    return found
+
+
+def _search(views: Sequence[MemoryStore], query: str, limit: int, filters: Filters) -> list[Memory]:
+    """The best ``limit`` hits of ``query`` over every view, by score (one BM25 index: the
+    scores of different scopes compare)."""
+    if len(views) == 1:
+        return views[0].search(query, limit=limit, filters=filters)
+    hits = [hit for view in views for hit in view.search(query, limit=limit, filters=filters)]
+    hits.sort(key=lambda hit: (-(hit.score or 0.0), -hit.id))
+    return hits[:limit]
+
+
 def max_lines(budget: int) -> int:
     """More memories than this cannot fit ``budget``: every packed memory costs at least two
     tokens in any format and tokenizer (its text and a separator), so loading more pinned
@@ -310,10 +335,13 @@ def pack(
     pool: int = DEFAULT_POOL,
     reveal: bool = False,
     content_of: ContentOf | None = None,
+    inherit: bool = False,
 ) -> PackResult:
     """Pack the best memories of ``store`` for ``query`` into ``budget`` tokens.
 
-    ``query`` None or blank: pinned, important and recent memories. ``touch`` records an access
+    ``query`` None or blank: pinned, important and recent memories. ``inherit`` also draws on
+    the scopes enclosing the store's (``enclosing_scopes``): a session's pack then holds its
+    user's long-term memories too. ``touch`` records an access
     of every packed memory. Likely secrets in the packed text are masked (``[secret: rule]``,
     counted in the budget as printed) unless ``reveal``; ``content_of`` overrides how a
     memory's text is shown. Raises InvalidInputError for a bad budget, format or tokenizer.
@@ -328,28 +356,34 @@ def pack(
     relevance: dict[int, float] = {}
     memories: dict[int, Memory] = {}
     lent: dict[int, float] = {}
+    views = [store]
+    if inherit:
+        views += [store.scoped(**vars(scope)) for scope in enclosing_scopes(store.scope)]
     if query is not None and query.strip():
-        hits = store.search(query, limit=pool, filters=filters)
+        hits = _search(views, query, pool, filters)
         _add_relevance(hits, 1.0, relevance, memories)
         expansion = expansion_terms(query, hits)
         if expansion:
-            second = store.search(" ".join(expansion), limit=pool, filters=filters)
+            second = _search(views, " ".join(expansion), pool, filters)
             _add_relevance(second, FEEDBACK_WEIGHT, relevance, memories)
         if store.scope.session is not None:  # a session is a conversation (``context.py``)
             lent = context_bonus(
                 relevance,
                 memories,
-                lambda memory, span, window: store.neighbours(memory, span, window, filters),
+                lambda memory, span, window: (
+                    store.neighbours(memory, span, window, filters)
+                    if memory.scope == store.scope
+                    else ([], [])  # an inherited memory is a fact, not a turn of this session
+                ),
                 weight=weights.context,
                 window=timedelta(minutes=weights.context_window_minutes),
             )
-        extra = store.pack_candidates(
-            pool, filters, pinned_only=True, pinned_limit=max_lines(budget)
+    for view in views:
+        extra = view.pack_candidates(
+            pool, filters, pinned_only=bool(query and query.strip()), pinned_limit=max_lines(budget)
         )
-    else:
-        extra = store.pack_candidates(pool, filters, pinned_limit=max_lines(budget))
-    for memory in extra:
-        memories.setdefault(memory.id, memory)
+        for memory in extra:
+            memories.setdefault(memory.id, memory)
     candidates = score_candidates(list(memories.values()), relevance, weights, store.now(), lent)
     chosen, text, tokens = fill(candidates, formatter, counter, budget)
     included = [c.memory for c in chosen]

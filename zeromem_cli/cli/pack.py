@@ -103,6 +103,14 @@ def pack(
         bool,
         typer.Option("--explain", help="Every candidate's score parts and fate, on stderr."),
     ] = False,
+    inherit: Annotated[
+        Optional[bool],
+        typer.Option(
+            "--inherit/--no-inherit",
+            help="Also pack from the enclosing scopes: a session's agent, user and unscoped "
+            "memories [default: pack.inherit, false].",
+        ),
+    ] = None,
     db: DbOption = None,
     user: UserOption = None,
     agent: AgentOption = None,
@@ -134,6 +142,7 @@ def pack(
             filters=filters,
             touch=not no_touch,
             reveal=reveal,
+            inherit=inherit if inherit is not None else config.get("pack.inherit"),
         )
         record_operation(store, "pack", len(result.memories), result.tokens)
     if explain:
