@@ -244,3 +244,11 @@ def test_raw_fts_expressions(cli: Run) -> None:
 @pytest.mark.parametrize("limit", ["0", "-1", "x"])
 def test_bad_limit_is_a_usage_error(cli: Run, limit: str) -> None:
     assert cli("search", "a", "--limit", limit).exit_code == 2
+
+
+def test_a_tiny_store_prints_a_nonzero_score(cli: Run) -> None:
+    # BM25 clamps the weight of a word held by half of a one- or two-memory store to ~1e-6.
+    cli("add", "Weekly report goes out Fridays 17:00")
+    line = cli("search", "weekly report").stdout.strip()
+    memory_id, score, category, content = line.split("\t")
+    assert float(score) > 0 and content == "Weekly report goes out Fridays 17:00"

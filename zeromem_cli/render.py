@@ -66,6 +66,12 @@ def _console() -> Any:
     return Console(no_color=bool(os.environ.get("NO_COLOR")) or None, highlight=False)
 
 
+def _score(score: float | None, digits: int = 4) -> str:
+    """Significant digits, not decimals: BM25 clamps a word held by half of a tiny store to
+    ~1e-6, which four decimals printed as a meaningless 0.0000."""
+    return f"{score or 0.0:.{digits}g}"
+
+
 def memories(items: Sequence[Memory], fmt: OutputFormat, *, scores: bool = False) -> None:
     """A list of memories (list, search)."""
     if fmt is OutputFormat.json:
@@ -80,7 +86,7 @@ def memories(items: Sequence[Memory], fmt: OutputFormat, *, scores: bool = False
         for m in items:
             cells = [str(m.id)]
             if scores:
-                cells.append(f"{m.score or 0.0:.4f}")
+                cells.append(_score(m.score))
             cells += [m.category, _one_line(m.content)]
             print("\t".join(cells))
     else:
@@ -100,7 +106,7 @@ def memories(items: Sequence[Memory], fmt: OutputFormat, *, scores: bool = False
         for m in items:
             row = [str(m.id)]
             if scores:
-                row.append(f"{m.score or 0.0:.2f}")
+                row.append(_score(m.score, digits=3))
             pin = "📌 " if m.pinned else ""
             row += [m.category, pin + m.content, ", ".join(m.tags), _short_time(m.updated_at)]
             table.add_row(*_escape(row))
