@@ -139,3 +139,40 @@ def test_a_fresh_database_is_at_the_latest_version(tmp_path: Path) -> None:
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
     conn.close()
+
+
+def test_a_long_upgrade_is_announced_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a large store an upgrade takes a while: the CLI says so on stderr before it starts,
+    and says nothing when there is nothing to do."""
+    from typer.testing import CliRunner
+
+    from zeromem_cli import migrations
+    from zeromem_cli.cli import app
+
+    monkeypatch.setattr(migrations, "NOTICE_MIN_MEMORIES", 2)  # "large": the 3 memories here
+    old = tmp_path / "old.db"
+    _database_at(old, LATEST_VERSION - 1)
+    conn = sqlite3.connect(old)
+    with conn:  # as an earlier zeromem left it: indexed with an older segmentation
+        conn.execute("INSERT INTO store_meta(key, value) VALUES ('index_version', '1')")
+    conn.close()
+    runner = CliRunner()
+    first = runner.invoke(app, ["list", "--db", str(old)])
+    assert first.exit_code == 0, first.stderr
+    assert "zeromem: upgrading the database of 3 memories" in first.stderr
+    assert "zeromem: rebuilding the search index of 3 memories" in first.stderr
+    assert first.stdout.split() == [
+        "2",
+        "preference",
+        "周报发送时间改为每周五下午五点",
+        "1",
+        "preference",
+        "Weekly",
+        "report",
+        "goes",
+        "out",
+        "Fridays",
+        "17:00",
+    ]
+    again = runner.invoke(app, ["list", "--db", str(old)])
+    assert again.exit_code == 0 and again.stderr == ""

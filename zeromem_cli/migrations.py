@@ -209,8 +209,16 @@ def check_not_newer(version: int) -> None:
         )
 
 
-def migrate(conn: sqlite3.Connection) -> bool:
-    """Bring the schema up to date; return True when any step ran. Caller holds no transaction."""
+# A one-time job on at least this many memories is announced (``notice``): on 1M memories an
+# upgrade takes tens of seconds, which must not look like a hang.
+NOTICE_MIN_MEMORIES = 10_000
+
+
+def migrate(conn: sqlite3.Connection, notice: Callable[[str], None] | None = None) -> bool:
+    """Bring the schema up to date; return True when any step ran. Caller holds no transaction.
+
+    ``notice`` is told, before the steps run, when they will rework a large existing store.
+    """
     version = schema_version(conn)
     check_not_newer(version)
     if version == LATEST_VERSION:
@@ -219,6 +227,13 @@ def migrate(conn: sqlite3.Connection) -> bool:
     try:
         version = schema_version(conn)  # another process may have migrated while we waited
         check_not_newer(version)
+        if notice is not None and version > 0:
+            count = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+            if count >= NOTICE_MIN_MEMORIES:
+                notice(
+                    f"upgrading the database of {count:,} memories to schema {LATEST_VERSION} "
+                    "(once; nothing is lost if it is interrupted)"
+                )
         for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
             try:
                 step(conn)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import builtins
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -60,7 +60,10 @@ class MemoryStore:
         session: str | None = None,
         clock: Clock | None = None,
         max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
+        notice: Callable[[str], None] | None = None,
     ) -> None:
+        """``notice`` (e.g. print to stderr) is told before a long one-time job on opening: a
+        schema upgrade or a search-index rebuild of a large store after an upgrade."""
         if path is None:
             from zeromem_cli.paths import default_db_path
 
@@ -73,8 +76,8 @@ class MemoryStore:
         try:
             # Opening races other processes creating or checkpointing the same file:
             # retried while SQLite reports busy without waiting (see db.retry_busy).
-            retry_busy(lambda: migrations.migrate(self._conn))
-            retry_busy(self._ensure_index_version)
+            retry_busy(lambda: migrations.migrate(self._conn, notice))
+            retry_busy(lambda: self._ensure_index_version(notice))
         except sqlite3.Error as exc:
             self._conn.close()
             raise map_error(exc, self.path) from None
@@ -165,7 +168,7 @@ class MemoryStore:
         except sqlite3.Error as exc:
             raise map_error(exc, self.path) from None
 
-    def _ensure_index_version(self) -> None:
+    def _ensure_index_version(self, notice: Callable[[str], None] | None = None) -> None:
         row = self._conn.execute(
             "SELECT value FROM store_meta WHERE key = 'index_version'"
         ).fetchone()
@@ -178,6 +181,13 @@ class MemoryStore:
             if row is not None and int(row[0]) == INDEX_VERSION:
                 return  # another process rebuilt it while we waited for the write lock
             # The segmentation changed (or this is a new database): rebuild the whole index.
+            if notice is not None and row is not None:
+                count = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+                if count >= migrations.NOTICE_MIN_MEMORIES:
+                    notice(
+                        f"rebuilding the search index of {count:,} memories "
+                        "(once, after an upgrade)"
+                    )
             conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('delete-all')")
             fts.index_rows(
                 conn, conn.execute("SELECT id, content, tags, category, key FROM memories")

@@ -74,7 +74,13 @@ def open_store(db: Path | None, user: str | None, agent: str | None, session: st
         agent=agent,
         session=session,
         max_content_bytes=settings().get("add.max_content_bytes"),
+        notice=_notice,
     )
+
+
+def _notice(text: str) -> None:
+    """A long one-time job on opening (upgrade, index rebuild): said on stderr first."""
+    print(f"zeromem: {text}...", file=sys.stderr, flush=True)
 
 
 def read_text_argument(text: str) -> str:
