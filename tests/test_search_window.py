@@ -76,3 +76,36 @@ def test_a_word_common_only_through_its_prefix_is_not_kept_whole(
     words = [expand_terms(["zebra"]), expand_terms(["report"]), expand_terms(["repo"])]
     bounds = window.find_window(crowded.connection, words)
     assert bounds is not None and bounds.after == 12 and bounds.rare_ids == (2,)
+
+
+# -- the all-words pass (search.run_search) ----------------------------------------------------
+
+BM25_ONLY = Ranking(pool=0, coverage=0.0, importance=0.0, pinned=0.0, recency=0.0)
+
+
+@pytest.fixture
+def lopsided(store: MemoryStore) -> MemoryStore:
+    """"quokka" alone is the best BM25 match for "quokka habitat" (the short one holding the
+    rarer word); three longer memories hold both words; "habitat" is everywhere."""
+    for number in range(20):
+        store.add(f"habitat loss report number {number}", allow_duplicate=True)
+    store.add("quokka", allow_duplicate=True)
+    for place in ("island", "forest", "coast"):
+        store.add(
+            f"the quokka habitat on the {place} is mapped in this long survey note",
+            allow_duplicate=True,
+        )
+    return store
+
+
+def test_enough_memories_holding_every_word_are_ranked_first(lopsided: MemoryStore) -> None:
+    best = lopsided.search("quokka habitat", limit=2, ranking=BM25_ONLY)
+    assert [hit.content.split()[:3] for hit in best] == [["the", "quokka", "habitat"]] * 2
+    whole = Ranking(pool=0, coverage=0.0, all_words_first=False)
+    assert lopsided.search("quokka habitat", limit=1, ranking=whole)[0].content == "quokka"
+
+
+def test_too_few_holding_every_word_ranks_every_match(lopsided: MemoryStore) -> None:
+    # Four candidates asked, three hold both words: every match is ranked, BM25 order.
+    hits = lopsided.search("quokka habitat", limit=4, ranking=BM25_ONLY)
+    assert len(hits) == 4 and hits[0].content == "quokka"

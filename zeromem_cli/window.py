@@ -75,10 +75,10 @@ def find_window(
     newest = conn.execute("SELECT max(id) FROM memories").fetchone()[0]
     if newest is None or newest <= LARGE:
         return None  # no word can match more memories than the store ever held
-    common = [_more_than(conn, _group(terms, exact=True), LARGE) for terms in words]
+    common = [_more_than(conn, any_of(terms, exact=True), LARGE) for terms in words]
     if not any(common) or (every and not all(common)):
         return None  # no common word, or a rare one keeps every memory holding all words few
-    groups = [_group(terms, exact=big) for terms, big in zip(words, common, strict=True)]
+    groups = [any_of(terms, exact=big) for terms, big in zip(words, common, strict=True)]
     match = (" AND " if every else " OR ").join(f"({group})" for group in groups)
     row = conn.execute(
         "SELECT rowid FROM memories_fts WHERE memories_fts MATCH :match "
@@ -94,14 +94,14 @@ def find_window(
             continue  # a common word: its newest matches are in the window already
         ids = conn.execute(
             "SELECT rowid FROM memories_fts WHERE memories_fts MATCH :match LIMIT :n",
-            {"match": _group(terms, exact=False), "n": LARGE + 1},
+            {"match": any_of(terms, exact=False), "n": LARGE + 1},
         ).fetchall()
         if len(ids) <= LARGE:  # else common through its prefix variant: in the window as is
             rare.update(i for (i,) in ids if i <= after)
     return Window(match, after, tuple(sorted(rare)))
 
 
-def _group(terms: Sequence[Term], *, exact: bool) -> str:
+def any_of(terms: Sequence[Term], *, exact: bool) -> str:
     """One word's terms ORed; ``exact``: without its prefix variant (a lone CJK character,
     searched only as a prefix, keeps it)."""
     kept = [t for t in terms if not (exact and t.prefix)] or list(terms)
@@ -116,4 +116,4 @@ def _more_than(conn: sqlite3.Connection, match: str, count: int) -> bool:
     return row is not None
 
 
-__all__ = ["LARGE", "Window", "find_window"]
+__all__ = ["LARGE", "Window", "any_of", "find_window"]
