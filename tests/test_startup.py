@@ -210,6 +210,24 @@ def test_word_pattern_is_the_lookahead_one_for_every_character() -> None:
         assert bool(reference.fullmatch(char)) == bool(faster.fullmatch(char)), hex(code)
 
 
+def test_latin_words_finds_the_runs_of_the_word_pattern() -> None:
+    import random
+
+    pattern = re.compile(text._WORD_PATTERN)
+    alphabet = [
+        *"ab Z9_-.,:",
+        *"周报发送ひらカナ한국゠・゛ßéÅ\u3099",
+        "🤖",
+        "\u3000",
+        "ｆｕｌｌ",
+        "Ⅻ",
+    ]
+    rng = random.Random(9)
+    for _ in range(3000):
+        sample = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        assert text.latin_words(sample) == pattern.findall(text.normalize(sample)), repr(sample)
+
+
 _AWKWARD = [
     "plain words",
     "  padded\u3000ideographic\xa0nbsp\u2028line sep\t tab ",
