@@ -10,10 +10,10 @@ only the newest ``MAX_ENTRIES`` rows. ``log.enabled = false`` (config) turns it 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from zeromem_cli.db import BUSY_TIMEOUT_SECONDS
+from zeromem_cli.plain import Record
 from zeromem_cli.times import to_iso
 
 if TYPE_CHECKING:
@@ -68,14 +68,20 @@ def record_operation(
     return True
 
 
-@dataclass
-class OperationSummary:
+class OperationSummary(Record):
     """One operation's totals in the log."""
 
+    __slots__ = ("op", "count", "results", "tokens")
     op: str
     count: int
     results: int
     tokens: int
+
+    def __init__(self, op: str, count: int, results: int, tokens: int) -> None:
+        self.op = op
+        self.count = count
+        self.results = results
+        self.tokens = tokens
 
     @property
     def average_tokens(self) -> float:

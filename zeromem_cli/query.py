@@ -21,7 +21,6 @@ index holds (``周报发送`` -> ``周报 报发 发送``); a one-character piec
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -32,6 +31,7 @@ from zeromem_cli.lexicon import (
     ENGLISH_STOP_WORDS,
     IRREGULAR_FORMS,
 )
+from zeromem_cli.plain import FrozenRecord, Record
 from zeromem_cli.text import CJK_RUN, cjk_bigrams, cjk_runs, latin_words, normalize
 from zeromem_cli.times import to_iso
 
@@ -63,12 +63,16 @@ def _split_cjk_run(run: str) -> list[str]:
     return [p for p in split if not (len(p) == 1 and p in CJK_WEAK_CHARACTERS)]
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(FrozenRecord):
     """One search term: the text FTS5 sees and how it may match."""
 
+    __slots__ = ("text", "prefix")
     text: str
-    prefix: bool = False
+    prefix: bool
+
+    def __init__(self, text: str, prefix: bool = False) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "prefix", prefix)
 
     def expression(self) -> str:
         return quote(self.text) + ("*" if self.prefix else "")
@@ -125,19 +129,48 @@ def build_match(text: str, *, prefix: bool = True, variants: bool = True) -> str
     return " OR ".join(t.expression() for t in terms)
 
 
-@dataclass
-class Filters:
+class Filters(Record):
     """Which memories a read considers, besides the scope. Turned into one SQL WHERE clause
     over the ``memories m`` alias, with named parameters only."""
 
-    category: str | None = None
-    tags: Sequence[str] = ()
-    key: str | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-    include_expired: bool = False
-    include_deleted: bool = False
-    min_score: float | None = None
+    __slots__ = (
+        "category",
+        "tags",
+        "key",
+        "since",
+        "until",
+        "include_expired",
+        "include_deleted",
+        "min_score",
+    )
+    category: str | None
+    tags: Sequence[str]
+    key: str | None
+    since: datetime | None
+    until: datetime | None
+    include_expired: bool
+    include_deleted: bool
+    min_score: float | None
+
+    def __init__(
+        self,
+        category: str | None = None,
+        tags: Sequence[str] = (),
+        key: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        include_expired: bool = False,
+        include_deleted: bool = False,
+        min_score: float | None = None,
+    ) -> None:
+        self.category = category
+        self.tags = tags
+        self.key = key
+        self.since = since
+        self.until = until
+        self.include_expired = include_expired
+        self.include_deleted = include_deleted
+        self.min_score = min_score
 
     def where(self, now: datetime) -> tuple[str, dict[str, Any]]:
         clauses: list[str] = []
