@@ -50,6 +50,10 @@ def record_operation(
     conn = store.connection
     try:
         conn.execute(f"PRAGMA busy_timeout = {LOCK_WAIT_MS}")
+        # No fsync for this commit (WAL with synchronous=NORMAL): a log entry is not worth a
+        # disk flush on every search, and the checkpoint when the store closes (back under
+        # FULL) flushes it with everything else.
+        conn.execute("PRAGMA synchronous = NORMAL")
         try:
             with store.transaction() as tx:
                 cursor = tx.execute(
@@ -62,6 +66,7 @@ def record_operation(
                         (cursor.lastrowid - MAX_ENTRIES,),
                     )
         finally:
+            conn.execute("PRAGMA synchronous = FULL")
             conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
     except Exception:  # a log entry is never worth failing the command it records
         return False
