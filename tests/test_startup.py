@@ -313,3 +313,62 @@ def test_main_can_run_twice_in_one_process(hot_db: Path, tmp_path: Path) -> None
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("weekly report goes out") == 3  # both searches, and list
     assert "周报每周五发送" in result.stdout
+
+
+def test_query_terms_are_those_of_the_run_by_run_splitting() -> None:
+    import random
+
+    from zeromem_cli.lexicon import (
+        CHINESE_STOP_PHRASES,
+        CJK_PARTICLES,
+        CJK_WEAK_CHARACTERS,
+        ENGLISH_STOP_WORDS,
+    )
+    from zeromem_cli.query import query_terms
+
+    def split_run(run: str) -> list[str]:  # the implementation before phrases per text
+        pieces = [run]
+        for phrase in [phrase for phrase in CHINESE_STOP_PHRASES if phrase in run]:
+            pieces = [p for piece in pieces for p in piece.split(phrase) if p]
+        split: list[str] = []
+        for piece in pieces:
+            current = ""
+            for char in piece:
+                if char in CJK_PARTICLES:
+                    if current:
+                        split.append(current)
+                    current = ""
+                else:
+                    current += char
+            if current:
+                split.append(current)
+        return [p for p in split if not (len(p) == 1 and p in CJK_WEAK_CHARACTERS)]
+
+    def reference(sample: str, drop: bool) -> list[str]:
+        terms = [
+            word
+            for word in text.latin_words(text.CJK_RUN.sub(" ", text.normalize(sample)))
+            if not (drop and word.lower() in ENGLISH_STOP_WORDS)
+        ]
+        for run in text.cjk_runs(sample):
+            for piece in split_run(run) if drop else [run]:
+                terms.extend(text.cjk_bigrams(piece) if len(piece) > 1 else [piece])
+        distinct: dict[str, str] = {}
+        for term in terms:
+            distinct.setdefault(term.lower(), term)
+        return list(distinct.values())
+
+    alphabet = [
+        *"周报发送的了吗是有什么时候哪里我们告诉一下",
+        "ですか",
+        " ",
+        "the",
+        "Report",
+        "？",
+        "，",
+    ]
+    rng = random.Random(10)
+    for _ in range(3000):
+        sample = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
+        for drop in (True, False):
+            assert query_terms(sample, drop_stop_words=drop) == reference(sample, drop), sample
