@@ -372,3 +372,23 @@ def test_query_terms_are_those_of_the_run_by_run_splitting() -> None:
         sample = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
         for drop in (True, False):
             assert query_terms(sample, drop_stop_words=drop) == reference(sample, drop), sample
+
+
+def test_entry_point_runs_the_command_and_leaves_the_collector_on(
+    hot_db: Path, tmp_path: Path
+) -> None:
+    pyproject = (Path(__file__).parent.parent / "pyproject.toml").read_text()
+    assert '\nzeromem = "zeromem_cli.entry:main"\n' in pyproject  # the console script
+    code = (
+        "import gc, sys\n"
+        "from zeromem_cli.entry import main\n"
+        "sys.argv = ['zeromem', 'search', 'weekly', '--db', sys.argv[1]]\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n"
+        "    print('exit', exc.code, gc.isenabled(), file=sys.stderr)\n"
+    )
+    env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(hot_db)], env=env, capture_output=True, text=True
+    )
+    assert "exit 0 True" in result.stderr
+    assert "weekly report goes out" in result.stdout
