@@ -24,6 +24,9 @@ _PROBE = (
     "sys.argv = ['zeromem', *sys.argv[1:]]\n"
     "try:\n    main()\nexcept SystemExit:\n    pass\n"
     "print('\\n'.join(sorted(sys.modules)), file=sys.stderr)\n"
+    "text = sys.modules.get('zeromem_cli.text')\n"
+    "if text is not None and text._word.cache_info().currsize:\n"
+    "    print('word-pattern-compiled', file=sys.stderr)\n"
 )
 
 # Never needed to search, pack or add (each is a feature of its own or an optional heavy
@@ -90,10 +93,12 @@ def hot_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     "args",
     [
         ["search", "weekly report"],
+        ["search", "周报 report"],
         ["pack", "weekly report", "--no-touch"],
+        ["pack", "周报 report", "--no-touch"],
         ["add", "a new memory about the release plan"],
     ],
-    ids=lambda args: args[0],
+    ids=lambda args: " ".join(args[:2]),
 )
 def test_hot_commands_load_only_what_they_use(
     args: list[str], hot_db: Path, tmp_path: Path
@@ -103,6 +108,8 @@ def test_hot_commands_load_only_what_they_use(
     top_level = {name.split(".")[0] for name in loaded}
     unexpected = {m for m in _NEVER | _NOT_FOR[args[0]] if m in loaded or m in top_level}
     assert not unexpected, f"`zeromem {args[0]}` imported {sorted(unexpected)}"
+    if args[0] in ("search", "pack"):  # reading Chinese text compiles the CJK class once only
+        assert "word-pattern-compiled" not in loaded
 
 
 def test_cli_import_alone_loads_no_command_and_no_core(tmp_path: Path) -> None:
