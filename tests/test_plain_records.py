@@ -56,6 +56,11 @@ def test_record_matches_its_dataclass_twin(record: Record) -> None:
     first = parameters[0]
     other = cls(**{**{n: getattr(record, n) for n in parameters}, first: object()})
     assert other != record
+    import copy as copying
+    import pickle
+
+    assert pickle.loads(pickle.dumps(record)) == record
+    assert copying.copy(record) == record and copying.deepcopy(record) == record
     if isinstance(record, FrozenRecord):
         assert hash(copy) == hash(record)
         with pytest.raises(AttributeError):

@@ -7,7 +7,9 @@ every record on the path (``Memory``, ``Scope``, ``Filters``, the settings schem
 deriving from ``Record`` names its fields in ``__slots__`` (in order) and writes its own
 ``__init__``; ``Record`` adds equality and a repr over those fields, as a dataclass does
 (``Memory(id=1, uid='...', ...)``; equal when of the same class with equal fields).
-``FrozenRecord`` is the ``frozen=True`` kind: immutable and hashable.
+``FrozenRecord`` is the ``frozen=True`` kind: immutable and hashable. Unlike dataclasses, they
+have no ``__dict__`` and ``dataclasses.fields`` / ``asdict`` / ``replace`` do not apply to them
+(the records that need one have ``to_dict()``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ class Record:
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
         return f"{type(self).__qualname__}({fields})"
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickle and copy by calling the constructor with the fields in order (a frozen
+        record cannot have its fields set one by one, as the default protocol would)."""
+        return (type(self), self._values())
 
 
 class FrozenRecord(Record):
