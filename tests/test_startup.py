@@ -24,6 +24,9 @@ _PROBE = (
     "sys.argv = ['zeromem', *sys.argv[1:]]\n"
     "try:\n    main()\nexcept SystemExit:\n    pass\n"
     "print('\\n'.join(sorted(sys.modules)), file=sys.stderr)\n"
+    "text = sys.modules.get('zeromem_cli.text')\n"
+    "if text is not None and text._word.cache_info().currsize:\n"
+    "    print('word-pattern-compiled', file=sys.stderr)\n"
 )
 
 # Never needed to search, pack or add (each is a feature of its own or an optional heavy
@@ -90,10 +93,12 @@ def hot_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     "args",
     [
         ["search", "weekly report"],
+        ["search", "周报 report"],
         ["pack", "weekly report", "--no-touch"],
+        ["pack", "周报 report", "--no-touch"],
         ["add", "a new memory about the release plan"],
     ],
-    ids=lambda args: args[0],
+    ids=lambda args: " ".join(args[:2]),
 )
 def test_hot_commands_load_only_what_they_use(
     args: list[str], hot_db: Path, tmp_path: Path
@@ -103,6 +108,8 @@ def test_hot_commands_load_only_what_they_use(
     top_level = {name.split(".")[0] for name in loaded}
     unexpected = {m for m in _NEVER | _NOT_FOR[args[0]] if m in loaded or m in top_level}
     assert not unexpected, f"`zeromem {args[0]}` imported {sorted(unexpected)}"
+    if args[0] in ("search", "pack"):  # reading Chinese text compiles the CJK class once only
+        assert "word-pattern-compiled" not in loaded
 
 
 def test_cli_import_alone_loads_no_command_and_no_core(tmp_path: Path) -> None:
@@ -129,6 +136,23 @@ def test_command_table_names_the_module_of_every_command() -> None:
     assert {name: f"zeromem_cli.cli.{module}" for name, module in COMMAND_MODULES.items()} == (
         registered
     )
+
+
+def test_command_signatures_are_not_postponed_annotations() -> None:
+    # Typer compiles a string annotation again (typing.get_type_hints) for each parameter of
+    # the command being run: ~2 ms for pack's twenty. Command modules keep real annotations.
+    for module in set(COMMAND_MODULES.values()):
+        __import__(f"zeromem_cli.cli.{module}")
+    callbacks = [info.callback for info in app.registered_commands]
+    for group in app.registered_groups:
+        assert group.typer_instance is not None
+        callbacks += [info.callback for info in group.typer_instance.registered_commands]
+    for callback in callbacks:
+        assert callback is not None
+        postponed = [
+            name for name, hint in callback.__annotations__.items() if isinstance(hint, str)
+        ]
+        assert not postponed, f"{callback.__module__}.{callback.__name__}: {postponed}"
 
 
 def test_every_command_is_built_on_demand_and_help_lists_them_all() -> None:
@@ -210,6 +234,24 @@ def test_word_pattern_is_the_lookahead_one_for_every_character() -> None:
         assert bool(reference.fullmatch(char)) == bool(faster.fullmatch(char)), hex(code)
 
 
+def test_latin_words_finds_the_runs_of_the_word_pattern() -> None:
+    import random
+
+    pattern = re.compile(text._WORD_PATTERN)
+    alphabet = [
+        *"ab Z9_-.,:",
+        *"周报发送ひらカナ한국゠・゛ßéÅ\u3099",
+        "🤖",
+        "\u3000",
+        "ｆｕｌｌ",
+        "Ⅻ",
+    ]
+    rng = random.Random(9)
+    for _ in range(3000):
+        sample = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        assert text.latin_words(sample) == pattern.findall(text.normalize(sample)), repr(sample)
+
+
 _AWKWARD = [
     "plain words",
     "  padded\u3000ideographic\xa0nbsp\u2028line sep\t tab ",
@@ -278,3 +320,82 @@ def test_main_can_run_twice_in_one_process(hot_db: Path, tmp_path: Path) -> None
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("weekly report goes out") == 3  # both searches, and list
     assert "周报每周五发送" in result.stdout
+
+
+def test_query_terms_are_those_of_the_run_by_run_splitting() -> None:
+    import random
+
+    from zeromem_cli.lexicon import (
+        CHINESE_STOP_PHRASES,
+        CJK_PARTICLES,
+        CJK_WEAK_CHARACTERS,
+        ENGLISH_STOP_WORDS,
+    )
+    from zeromem_cli.query import query_terms
+
+    def split_run(run: str) -> list[str]:  # the implementation before phrases per text
+        pieces = [run]
+        for phrase in [phrase for phrase in CHINESE_STOP_PHRASES if phrase in run]:
+            pieces = [p for piece in pieces for p in piece.split(phrase) if p]
+        split: list[str] = []
+        for piece in pieces:
+            current = ""
+            for char in piece:
+                if char in CJK_PARTICLES:
+                    if current:
+                        split.append(current)
+                    current = ""
+                else:
+                    current += char
+            if current:
+                split.append(current)
+        return [p for p in split if not (len(p) == 1 and p in CJK_WEAK_CHARACTERS)]
+
+    def reference(sample: str, drop: bool) -> list[str]:
+        terms = [
+            word
+            for word in text.latin_words(text.CJK_RUN.sub(" ", text.normalize(sample)))
+            if not (drop and word.lower() in ENGLISH_STOP_WORDS)
+        ]
+        for run in text.cjk_runs(sample):
+            for piece in split_run(run) if drop else [run]:
+                terms.extend(text.cjk_bigrams(piece) if len(piece) > 1 else [piece])
+        distinct: dict[str, str] = {}
+        for term in terms:
+            distinct.setdefault(term.lower(), term)
+        return list(distinct.values())
+
+    alphabet = [
+        *"周报发送的了吗是有什么时候哪里我们告诉一下",
+        "ですか",
+        " ",
+        "the",
+        "Report",
+        "？",
+        "，",
+    ]
+    rng = random.Random(10)
+    for _ in range(3000):
+        sample = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
+        for drop in (True, False):
+            assert query_terms(sample, drop_stop_words=drop) == reference(sample, drop), sample
+
+
+def test_entry_point_runs_the_command_and_leaves_the_collector_on(
+    hot_db: Path, tmp_path: Path
+) -> None:
+    pyproject = (Path(__file__).parent.parent / "pyproject.toml").read_text()
+    assert '\nzeromem = "zeromem_cli.entry:main"\n' in pyproject  # the console script
+    code = (
+        "import gc, sys\n"
+        "from zeromem_cli.entry import main\n"
+        "sys.argv = ['zeromem', 'search', 'weekly', '--db', sys.argv[1]]\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n"
+        "    print('exit', exc.code, gc.isenabled(), file=sys.stderr)\n"
+    )
+    env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(hot_db)], env=env, capture_output=True, text=True
+    )
+    assert "exit 0 True" in result.stderr
+    assert "weekly report goes out" in result.stdout

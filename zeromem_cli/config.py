@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from zeromem_cli.errors import InvalidInputError, ZeromemError
+from zeromem_cli.plain import FrozenRecord
 
 
 class ConfigError(ZeromemError):
@@ -24,18 +24,39 @@ class ConfigError(ZeromemError):
     exit_code = 1
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(FrozenRecord):
     """One config key: its type, default, help line and the bounds a value must keep."""
 
+    __slots__ = ("key", "kind", "default", "help", "minimum", "maximum", "choices", "check")
     key: str
     kind: type  # str, int, float or bool
     default: Any
     help: str
-    minimum: float | None = None
-    maximum: float | None = None
-    choices: tuple[str, ...] = ()
-    check: Callable[[Any], None] | None = None
+    minimum: float | None
+    maximum: float | None
+    choices: tuple[str, ...]
+    check: Callable[[Any], None] | None
+
+    def __init__(
+        self,
+        key: str,
+        kind: type,
+        default: Any,
+        help: str,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        choices: tuple[str, ...] = (),
+        check: Callable[[Any], None] | None = None,
+    ) -> None:
+        set_field = object.__setattr__
+        set_field(self, "key", key)
+        set_field(self, "kind", kind)
+        set_field(self, "default", default)
+        set_field(self, "help", help)
+        set_field(self, "minimum", minimum)
+        set_field(self, "maximum", maximum)
+        set_field(self, "choices", choices)
+        set_field(self, "check", check)
 
     @property
     def env_var(self) -> str:

@@ -1,9 +1,19 @@
-"""The records the library returns: plain dataclasses with the field names of the export format."""
+"""The records the library returns, with the field names of the export format.
+
+They behave as dataclasses would (keyword or positional construction, defaults, equality, a
+repr listing the fields; ``Scope`` frozen and hashable) but are written out as plain classes
+(``zeromem_cli.plain``): every command imports this module, and building these four as
+dataclasses cost ~2 ms of each start.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from zeromem_cli.plain import FrozenRecord, Record
+
+# A fresh empty list / dict for each record that is given none (a dataclass default_factory).
+_FRESH: Any = object()
 
 # Field order of every JSON record (CLI --json, export, pack --format json).
 MEMORY_FIELDS = (
@@ -29,49 +39,96 @@ MEMORY_FIELDS = (
 )
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(FrozenRecord):
     """Whose memory this is. Scopes are exact: a memory is visible only from its own scope."""
 
-    user: str | None = None
-    agent: str | None = None
-    session: str | None = None
+    __slots__ = ("user", "agent", "session")
+    user: str | None
+    agent: str | None
+    session: str | None
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self, user: str | None = None, agent: str | None = None, session: str | None = None
+    ) -> None:
         # An empty string (e.g. ZEROMEM_USER="") means "not set", like None.
-        for name in ("user", "agent", "session"):
-            if getattr(self, name) == "":
-                object.__setattr__(self, name, None)
+        set_field = object.__setattr__
+        set_field(self, "user", None if user == "" else user)
+        set_field(self, "agent", None if agent == "" else agent)
+        set_field(self, "session", None if session == "" else session)
 
     def as_columns(self) -> tuple[str, str, str]:
         """Stored form: '' for unset, so scope filters are plain equality on an index."""
         return (self.user or "", self.agent or "", self.session or "")
 
 
-@dataclass
-class Memory:
+class Memory(Record):
     """One memory as the library returns it (``score`` is set by search)."""
 
+    __slots__ = (*MEMORY_FIELDS, "score")
     id: int
     uid: str
     content: str
-    category: str = "general"
-    tags: list[str] = field(default_factory=list)
-    key: str | None = None
-    user: str | None = None
-    agent: str | None = None
-    session: str | None = None
-    importance: int = 5
-    pinned: bool = False
-    meta: dict[str, Any] = field(default_factory=dict)
-    created_at: str = ""
-    updated_at: str = ""
-    expires_at: str | None = None
-    last_accessed_at: str | None = None
-    access_count: int = 0
-    deleted_at: str | None = None
-    deleted_reason: str | None = None  # forgotten, expired or archived (None while live)
-    score: float | None = None
+    category: str
+    tags: list[str]
+    key: str | None
+    user: str | None
+    agent: str | None
+    session: str | None
+    importance: int
+    pinned: bool
+    meta: dict[str, Any]
+    created_at: str
+    updated_at: str
+    expires_at: str | None
+    last_accessed_at: str | None
+    access_count: int
+    deleted_at: str | None
+    deleted_reason: str | None  # forgotten, expired or archived (None while live)
+    score: float | None
+
+    def __init__(
+        self,
+        id: int,
+        uid: str,
+        content: str,
+        category: str = "general",
+        tags: list[str] = _FRESH,
+        key: str | None = None,
+        user: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
+        importance: int = 5,
+        pinned: bool = False,
+        meta: dict[str, Any] = _FRESH,
+        created_at: str = "",
+        updated_at: str = "",
+        expires_at: str | None = None,
+        last_accessed_at: str | None = None,
+        access_count: int = 0,
+        deleted_at: str | None = None,
+        deleted_reason: str | None = None,
+        score: float | None = None,
+    ) -> None:
+        self.id = id
+        self.uid = uid
+        self.content = content
+        self.category = category
+        self.tags = [] if tags is _FRESH else tags
+        self.key = key
+        self.user = user
+        self.agent = agent
+        self.session = session
+        self.importance = importance
+        self.pinned = pinned
+        self.meta = {} if meta is _FRESH else meta
+        self.created_at = created_at
+        self.updated_at = updated_at
+        self.expires_at = expires_at
+        self.last_accessed_at = last_accessed_at
+        self.access_count = access_count
+        self.deleted_at = deleted_at
+        self.deleted_reason = deleted_reason
+        self.score = score
 
     @property
     def scope(self) -> Scope:
@@ -87,10 +144,24 @@ class Memory:
         return record
 
 
-@dataclass
-class HistoryEntry:
+class HistoryEntry(Record):
     """One version of a memory and the interval during which it was the current one."""
 
+    __slots__ = (
+        "memory_id",
+        "version",
+        "content",
+        "category",
+        "tags",
+        "key",
+        "importance",
+        "pinned",
+        "meta",
+        "expires_at",
+        "valid_from",
+        "valid_to",
+        "change",
+    )
     memory_id: int
     version: int
     content: str
@@ -104,6 +175,36 @@ class HistoryEntry:
     valid_from: str
     valid_to: str | None  # None: the current version
     change: str  # what ended this version: update, forget, restore... ("current" for the live one)
+
+    def __init__(
+        self,
+        memory_id: int,
+        version: int,
+        content: str,
+        category: str,
+        tags: list[str],
+        key: str | None,
+        importance: int,
+        pinned: bool,
+        meta: dict[str, Any],
+        expires_at: str | None,
+        valid_from: str,
+        valid_to: str | None,
+        change: str,
+    ) -> None:
+        self.memory_id = memory_id
+        self.version = version
+        self.content = content
+        self.category = category
+        self.tags = tags
+        self.key = key
+        self.importance = importance
+        self.pinned = pinned
+        self.meta = meta
+        self.expires_at = expires_at
+        self.valid_from = valid_from
+        self.valid_to = valid_to
+        self.change = change
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -123,12 +224,19 @@ class HistoryEntry:
         }
 
 
-@dataclass
-class WriteResult:
+class WriteResult(Record):
     """What a write did: ``added``, ``updated`` (key upsert), ``duplicate`` (content existed) or
     ``merged`` (``merge=True`` made it the next version of the most similar memory)."""
 
+    __slots__ = ("memory", "action", "similar")
     memory: Memory
     action: str
     # Near-duplicates found (id, similarity), most similar first; see zeromem_cli.similarity.
-    similar: list[tuple[int, float]] = field(default_factory=list)
+    similar: list[tuple[int, float]]
+
+    def __init__(
+        self, memory: Memory, action: str, similar: list[tuple[int, float]] = _FRESH
+    ) -> None:
+        self.memory = memory
+        self.action = action
+        self.similar = [] if similar is _FRESH else similar

@@ -10,10 +10,10 @@ only the newest ``MAX_ENTRIES`` rows. ``log.enabled = false`` (config) turns it 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from zeromem_cli.db import BUSY_TIMEOUT_SECONDS
+from zeromem_cli.plain import Record
 from zeromem_cli.times import to_iso
 
 if TYPE_CHECKING:
@@ -50,6 +50,10 @@ def record_operation(
     conn = store.connection
     try:
         conn.execute(f"PRAGMA busy_timeout = {LOCK_WAIT_MS}")
+        # No fsync for this commit (WAL with synchronous=NORMAL): a log entry is not worth a
+        # disk flush on every search, and the checkpoint when the store closes (back under
+        # FULL) flushes it with everything else.
+        conn.execute("PRAGMA synchronous = NORMAL")
         try:
             with store.transaction() as tx:
                 cursor = tx.execute(
@@ -62,20 +66,27 @@ def record_operation(
                         (cursor.lastrowid - MAX_ENTRIES,),
                     )
         finally:
+            conn.execute("PRAGMA synchronous = FULL")
             conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
     except Exception:  # a log entry is never worth failing the command it records
         return False
     return True
 
 
-@dataclass
-class OperationSummary:
+class OperationSummary(Record):
     """One operation's totals in the log."""
 
+    __slots__ = ("op", "count", "results", "tokens")
     op: str
     count: int
     results: int
     tokens: int
+
+    def __init__(self, op: str, count: int, results: int, tokens: int) -> None:
+        self.op = op
+        self.count = count
+        self.results = results
+        self.tokens = tokens
 
     @property
     def average_tokens(self) -> float:

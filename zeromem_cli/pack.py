@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +43,7 @@ from zeromem_cli.pack_format import (
     masked_content,
     plain_content,
 )
+from zeromem_cli.plain import FrozenRecord, Record
 from zeromem_cli.query import Filters
 from zeromem_cli.similarity import features
 from zeromem_cli.times import from_iso
@@ -64,17 +64,44 @@ _ACCESS_SATURATION = math.log1p(100)
 _EMPTY = Memory(id=0, uid="", content="", category="", created_at="0000-00-00")
 
 
-@dataclass(frozen=True)
-class Weights:
+class Weights(FrozenRecord):
     """How much each part of a memory's score counts (config keys ``ranking.*``)."""
 
-    relevance: float = SETTINGS["ranking.relevance"].default
-    importance: float = SETTINGS["ranking.importance"].default
-    recency: float = SETTINGS["ranking.recency"].default
-    access: float = SETTINGS["ranking.access"].default
-    half_life_days: float = SETTINGS["ranking.recency_half_life_days"].default
-    context: float = SETTINGS["ranking.context"].default
-    context_window_minutes: float = SETTINGS["ranking.context_window_minutes"].default
+    __slots__ = (
+        "relevance",
+        "importance",
+        "recency",
+        "access",
+        "half_life_days",
+        "context",
+        "context_window_minutes",
+    )
+    relevance: float
+    importance: float
+    recency: float
+    access: float
+    half_life_days: float
+    context: float
+    context_window_minutes: float
+
+    def __init__(
+        self,
+        relevance: float = SETTINGS["ranking.relevance"].default,
+        importance: float = SETTINGS["ranking.importance"].default,
+        recency: float = SETTINGS["ranking.recency"].default,
+        access: float = SETTINGS["ranking.access"].default,
+        half_life_days: float = SETTINGS["ranking.recency_half_life_days"].default,
+        context: float = SETTINGS["ranking.context"].default,
+        context_window_minutes: float = SETTINGS["ranking.context_window_minutes"].default,
+    ) -> None:
+        set_field = object.__setattr__
+        set_field(self, "relevance", relevance)
+        set_field(self, "importance", importance)
+        set_field(self, "recency", recency)
+        set_field(self, "access", access)
+        set_field(self, "half_life_days", half_life_days)
+        set_field(self, "context", context)
+        set_field(self, "context_window_minutes", context_window_minutes)
 
     @classmethod
     def from_config(cls, config: Any) -> Weights:
@@ -90,19 +117,51 @@ class Weights:
         )
 
 
-@dataclass
-class Candidate:
+class Candidate(Record):
     """One memory considered by pack, its score parts and what became of it."""
 
+    __slots__ = (
+        "memory",
+        "relevance",
+        "importance",
+        "recency",
+        "access",
+        "score",
+        "context",
+        "tokens",
+        "status",
+    )
     memory: Memory
     relevance: float
     importance: float
     recency: float
     access: float
     score: float
-    context: float = 0.0  # the part of ``relevance`` lent by a neighbouring hit
-    tokens: int = 0
-    status: str = "not reached"  # included / over budget / near-duplicate of #N / ...
+    context: float  # the part of ``relevance`` lent by a neighbouring hit
+    tokens: int
+    status: str  # included / over budget / near-duplicate of #N / ...
+
+    def __init__(
+        self,
+        memory: Memory,
+        relevance: float,
+        importance: float,
+        recency: float,
+        access: float,
+        score: float,
+        context: float = 0.0,
+        tokens: int = 0,
+        status: str = "not reached",
+    ) -> None:
+        self.memory = memory
+        self.relevance = relevance
+        self.importance = importance
+        self.recency = recency
+        self.access = access
+        self.score = score
+        self.context = context
+        self.tokens = tokens
+        self.status = status
 
     @property
     def included(self) -> bool:
@@ -123,17 +182,35 @@ class Candidate:
         }
 
 
-@dataclass
-class PackResult:
+class PackResult(Record):
     """What ``pack`` produced: ``text`` (print it as is), its ``tokens`` and the memories in it."""
 
+    __slots__ = ("text", "tokens", "budget", "tokenizer", "format", "memories", "candidates")
     text: str
     tokens: int
     budget: int
     tokenizer: str
     format: str
-    memories: list[Memory] = field(default_factory=list)
-    candidates: list[Candidate] = field(default_factory=list)
+    memories: list[Memory]
+    candidates: list[Candidate]
+
+    def __init__(
+        self,
+        text: str,
+        tokens: int,
+        budget: int,
+        tokenizer: str,
+        format: str,
+        memories: list[Memory] | None = None,
+        candidates: list[Candidate] | None = None,
+    ) -> None:
+        self.text = text
+        self.tokens = tokens
+        self.budget = budget
+        self.tokenizer = tokenizer
+        self.format = format
+        self.memories = [] if memories is None else memories
+        self.candidates = [] if candidates is None else candidates
 
     @property
     def considered(self) -> int:
@@ -358,7 +435,10 @@ def pack(
     lent: dict[int, float] = {}
     views = [store]
     if inherit:
-        views += [store.scoped(**vars(scope)) for scope in enclosing_scopes(store.scope)]
+        views += [
+            store.scoped(user=scope.user, agent=scope.agent, session=scope.session)
+            for scope in enclosing_scopes(store.scope)
+        ]
     if query is not None and query.strip():
         hits = _search(views, query, pool, filters)
         _add_relevance(hits, 1.0, relevance, memories)

@@ -21,7 +21,6 @@ index holds (``周报发送`` -> ``周报 报发 发送``); a one-character piec
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -32,7 +31,8 @@ from zeromem_cli.lexicon import (
     ENGLISH_STOP_WORDS,
     IRREGULAR_FORMS,
 )
-from zeromem_cli.text import CJK_RUN, cjk_bigrams, cjk_runs, latin_words, normalize
+from zeromem_cli.plain import FrozenRecord, Record
+from zeromem_cli.text import CJK_RUN, cjk_bigrams, latin_words, normalize
 from zeromem_cli.times import to_iso
 
 # Shortest word that also gets a prefix variant: shorter prefixes match too much.
@@ -41,34 +41,39 @@ PREFIX_MIN_LENGTH = 4
 MAX_TERMS = 64
 
 
-def _split_cjk_run(run: str) -> list[str]:
-    """Split a CJK run at its question words and particles, keeping the content pieces."""
+# A particle becomes a break (str.translate), then the run is split there.
+_PARTICLE_BREAKS = {ord(char): "\x00" for char in CJK_PARTICLES}
+
+
+def _split_cjk_run(run: str, phrases: Sequence[str] = CHINESE_STOP_PHRASES) -> list[str]:
+    """Split a CJK run at its question words and particles, keeping the content pieces.
+
+    ``phrases``: the stop phrases to look for (``query_terms`` passes those its whole text
+    holds, in ``CHINESE_STOP_PHRASES`` order, so each run is not tested against all of them)."""
     pieces = [run]
     # Pieces are substrings of the run: a phrase absent from the run splits nothing (the test
     # is one C-level scan; splitting every piece by every phrase dominated pack's time).
-    for phrase in [phrase for phrase in CHINESE_STOP_PHRASES if phrase in run]:
+    for phrase in [phrase for phrase in phrases if phrase in run]:
         pieces = [p for piece in pieces for p in piece.split(phrase) if p]
     split: list[str] = []
     for piece in pieces:
-        current = ""
-        for char in piece:
-            if char in CJK_PARTICLES:
-                if current:
-                    split.append(current)
-                current = ""
-            else:
-                current += char
-        if current:
-            split.append(current)
+        if CJK_PARTICLES.isdisjoint(piece):
+            split.append(piece)
+        else:
+            split += [p for p in piece.translate(_PARTICLE_BREAKS).split("\x00") if p]
     return [p for p in split if not (len(p) == 1 and p in CJK_WEAK_CHARACTERS)]
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(FrozenRecord):
     """One search term: the text FTS5 sees and how it may match."""
 
+    __slots__ = ("text", "prefix")
     text: str
-    prefix: bool = False
+    prefix: bool
+
+    def __init__(self, text: str, prefix: bool = False) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "prefix", prefix)
 
     def expression(self) -> str:
         return quote(self.text) + ("*" if self.prefix else "")
@@ -77,15 +82,20 @@ class Term:
 def query_terms(text: str, *, drop_stop_words: bool = True) -> list[str]:
     """The distinct content terms of ``text``, in order: Latin words and CJK grams."""
     terms: list[str] = []
-    latin_part = CJK_RUN.sub(" ", normalize(text))
+    normal = normalize(text)
+    latin_part = CJK_RUN.sub(" ", normal)
     for word in latin_words(latin_part):
         if drop_stop_words and word.lower() in ENGLISH_STOP_WORDS:
             continue
         terms.append(word)
-    for run in cjk_runs(text):
-        pieces = _split_cjk_run(run) if drop_stop_words else [run]
-        for piece in pieces:
-            terms.extend(cjk_bigrams(piece) if len(piece) > 1 else [piece])
+    runs = CJK_RUN.findall(normal)
+    if runs:
+        # Only the stop phrases the text holds can split one of its runs.
+        phrases = [phrase for phrase in CHINESE_STOP_PHRASES if phrase in normal]
+        for run in runs:
+            pieces = _split_cjk_run(run, phrases) if drop_stop_words else [run]
+            for piece in pieces:
+                terms.extend(cjk_bigrams(piece) if len(piece) > 1 else [piece])
     distinct: dict[str, str] = {}  # "Report" and "report" are one term to FTS5
     for term in terms:
         distinct.setdefault(term.lower(), term)
@@ -125,19 +135,48 @@ def build_match(text: str, *, prefix: bool = True, variants: bool = True) -> str
     return " OR ".join(t.expression() for t in terms)
 
 
-@dataclass
-class Filters:
+class Filters(Record):
     """Which memories a read considers, besides the scope. Turned into one SQL WHERE clause
     over the ``memories m`` alias, with named parameters only."""
 
-    category: str | None = None
-    tags: Sequence[str] = ()
-    key: str | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-    include_expired: bool = False
-    include_deleted: bool = False
-    min_score: float | None = None
+    __slots__ = (
+        "category",
+        "tags",
+        "key",
+        "since",
+        "until",
+        "include_expired",
+        "include_deleted",
+        "min_score",
+    )
+    category: str | None
+    tags: Sequence[str]
+    key: str | None
+    since: datetime | None
+    until: datetime | None
+    include_expired: bool
+    include_deleted: bool
+    min_score: float | None
+
+    def __init__(
+        self,
+        category: str | None = None,
+        tags: Sequence[str] = (),
+        key: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        include_expired: bool = False,
+        include_deleted: bool = False,
+        min_score: float | None = None,
+    ) -> None:
+        self.category = category
+        self.tags = tags
+        self.key = key
+        self.since = since
+        self.until = until
+        self.include_expired = include_expired
+        self.include_deleted = include_deleted
+        self.min_score = min_score
 
     def where(self, now: datetime) -> tuple[str, dict[str, Any]]:
         clauses: list[str] = []

@@ -268,14 +268,14 @@ class MemoryStore:
             uid=uid_from_db(row["uid"]),
             content=row["content"],
             category=row["category"],
-            tags=json.loads(row["tags"]),
+            tags=_from_json(row["tags"]),
             key=row["key"],
             user=row["user"] or None,
             agent=row["agent"] or None,
             session=row["session"] or None,
             importance=row["importance"],
             pinned=bool(row["pinned"]),
-            meta=json.loads(row["meta"]),
+            meta=_from_json(row["meta"]),
             created_at=row["created_at"],
             updated_at=row["updated_at"],
             expires_at=row["expires_at"],
@@ -894,6 +894,16 @@ def _refuse_secrets(fields: dict[str, Any]) -> None:
         {name: fields.get(name) for name in ("content", "key", "tags", "meta")},
         doing="store",
     )
+
+
+def _from_json(text: str) -> Any:
+    """A stored JSON column; the empty tags and meta most rows hold skip the decoder (pack
+    turns ~900 rows into memories per call)."""
+    if text == "{}":
+        return {}
+    if text == "[]":
+        return []
+    return json.loads(text)
 
 
 def _new_uid() -> bytes:

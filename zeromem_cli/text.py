@@ -73,6 +73,7 @@ CJK_RUN: re.Pattern[str] = cast("re.Pattern[str]", _NonAsciiPattern(f"[{CJK_CLAS
 # (A negated class, not a negative lookahead per character: the same runs, ~1.7x faster.)
 _WORD_PATTERN = f"[^\\W_{CJK_CLASS}]+"
 _ASCII_WORD = re.compile("[A-Za-z0-9]+")  # what _WORD finds in ASCII text
+_UNICODE_WORD = re.compile(r"[^\W_]+")  # what it finds in text without CJK
 
 
 @functools.cache
@@ -206,7 +207,9 @@ def latin_words(text: str) -> list[str]:
     """
     if text.isascii():
         return _ASCII_WORD.findall(text)
-    return _word().findall(normalize(text))
+    # The runs ``_WORD_PATTERN`` finds, without compiling it (~2 ms): CJK runs become spaces,
+    # then any word character but "_" (a cheap pattern: no large character class) forms words.
+    return _UNICODE_WORD.findall(CJK_RUN.sub(" ", normalize(text)))
 
 
 def cjk_runs(text: str) -> list[str]:

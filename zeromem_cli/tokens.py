@@ -3,8 +3,8 @@
 ``pack`` is the only place zeromem costs tokens, so its budget must hold for the model that
 reads the snippet. Three counters share one tiny interface (``count(text) -> int``):
 
-- ``approx`` (default): no vocabulary, pure Python, a few microseconds per memory. It walks the
-  text once and charges each piece by its kind: a Latin word by its length, digits in groups of
+- ``approx`` (default): no vocabulary, pure Python, a few microseconds per memory. It charges
+  each piece of the text by its kind: a Latin word by its length, digits in groups of
   three (as GPT tokenizers split them), punctuation per character, each CJK character more than
   one token (cl100k spends 1-3 tokens on a Han character), anything else by its UTF-8 bytes (no
   byte-level BPE ever spends more than one token per byte). The rates are chosen so that it never
@@ -19,12 +19,11 @@ reads the snippet. Three counters share one tiny interface (``count(text) -> int
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from typing import Any, NamedTuple, Protocol
 
 from zeromem_cli.errors import InvalidInputError, ZeromemError
-from zeromem_cli.text import CJK_CLASS, CJK_RUN
+from zeromem_cli.text import CJK_RUN
 
 TOKENIZERS = ("approx", "o200k", "cl100k")
 EXTRA = "zeromem[tokenizers]"
@@ -48,20 +47,31 @@ class Tokenizer(Protocol):
 
 # -- approx -------------------------------------------------------------------------------------
 
-_WORDS = re.compile(r"[A-Za-z]+")
-_CAPITALISED = re.compile(r"(?<![A-Za-z])[A-Z]")
-_DIGITS = re.compile(r"[0-9]+")
-_SPACES = re.compile(r"[ \t]{2,}|\t")  # one plain space before a word is free
-_NEWLINES = re.compile(r"\n+")
-_PUNCT_RE = re.compile(r"[!-/:-@\[-`{-~]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+def _table(marks: dict[range, int]) -> bytes:
+    """A ``bytes.translate`` table: each byte in a range becomes its mark, any other a space."""
+    table = bytearray(b" " * 256)
+    for span, mark in marks.items():
+        for byte in span:
+            table[byte] = mark
+    return bytes(table)
 
 
-@cache
-def _other() -> re.Pattern[str]:
-    """Non-ASCII, non-CJK runs (compiled on first use: the CJK class is slow to compile)."""
-    return re.compile(f"[^\x00-\x7f{CJK_CLASS}]+")
+def _all_but(*spans: range) -> bytes:
+    """The bytes outside ``spans`` (``bytes.translate``'s delete argument)."""
+    kept = {byte for span in spans for byte in span}
+    return bytes(byte for byte in range(256) if byte not in kept)
 
+
+# The text is counted as one byte per character (``encode("ascii", "replace")``: "?" for each
+# non-ASCII one), and each kind of piece is found by translating those bytes and splitting or
+# measuring the result: all C-level passes, ~2x faster than a regex scan per kind.
+_LETTERS = _table({range(97, 123): ord("a"), range(65, 91): ord("A")})  # [a-z], [A-Z]
+_DIGITS = _table({range(48, 58): ord("0")})
+_BLANKS = _table({range(32, 33): ord("s"), range(9, 10): ord("t")})  # space, tab
+_NEWLINES = _table({range(10, 11): ord("n")})
+_NOT_PUNCT = _all_but(range(0x21, 0x30), range(0x3A, 0x41), range(0x5B, 0x61), range(0x7B, 0x7F))
+_NOT_CONTROL = _all_but(range(0x00, 0x09), range(0x0B, 0x20), range(0x7F, 0x80))
 
 # Costs in hundredths of a token, fitted on the benchmark texts (LoCoMo turns and questions,
 # the Chinese set) as the cheapest rates that never fall below o200k_base or cl100k_base there.
@@ -83,23 +93,35 @@ class ApproxTokenizer:
     overhead = _TEXT // 100
 
     def count(self, text: str) -> int:
-        # One regex pass per kind of piece (the kinds are disjoint) keeps the work in C.
+        """Pieces and their costs: a Latin word (a run of ASCII letters) by its length, more
+        when it starts with a capital; digits in groups of three (as GPT tokenizers split
+        them); ASCII punctuation per character; a run of 2+ spaces or tabs, a lone tab, a run
+        of newlines and a control character one each (one plain space before a word is free);
+        a CJK character more than one token; any other character by its UTF-8 bytes (no
+        byte-level BPE spends more than one token per byte)."""
         if not text:
             return 0
-        words = _WORDS.findall(text)
-        total = _TEXT + _WORD * len(words) + _WORD_PER_CHAR * sum(map(len, words))
-        total += _WORD_PER_CHAR_OVER_6 * sum(len(w) - 6 for w in words if len(w) > 6)
-        total += _WORD_CAPITAL * len(_CAPITALISED.findall(text))
-        # GPT tokenizers split digits in groups of three.
-        total += 100 * sum(-(-len(d) // 3) for d in _DIGITS.findall(text))
+        raw = text.encode("ascii", "replace")
+        words = raw.translate(_LETTERS).split()
+        lengths = list(map(len, words))
+        total = _TEXT + _WORD * len(words) + _WORD_PER_CHAR * sum(lengths)
+        total += _WORD_PER_CHAR_OVER_6 * sum(n - 6 for n in lengths if n > 6)
+        total += _WORD_CAPITAL * (b" " + b" ".join(words)).count(b" A")
+        groups = raw.translate(_DIGITS).split()
+        if groups:
+            total += 100 * sum((len(group) + 2) // 3 for group in groups)
+        punct = len(raw.translate(None, _NOT_PUNCT))
         if not text.isascii():
-            total += _CJK_CHAR * sum(map(len, CJK_RUN.findall(text)))
-            # No byte-level BPE spends more than one token per UTF-8 byte.
-            total += 100 * sum(len(p.encode("utf-8")) for p in _other().findall(text))
-        total += 100 * len(_SPACES.findall(text))
-        total += 100 * len(_NEWLINES.findall(text))
-        total += _PUNCT * len(_PUNCT_RE.findall(text))
-        total += 100 * len(_CONTROL.findall(text))
+            ascii_chars = len(text.encode("ascii", "ignore"))
+            punct -= len(text) - ascii_chars  # the "?" standing in for each non-ASCII one
+            cjk = "".join(CJK_RUN.findall(text))
+            total += _CJK_CHAR * len(cjk)
+            total += 100 * (len(text.encode("utf-8")) - ascii_chars - len(cjk.encode("utf-8")))
+        blanks = raw.translate(_BLANKS).split()
+        total += 100 * (len(blanks) - blanks.count(b"s"))
+        total += 100 * len(raw.translate(_NEWLINES).split())
+        total += 100 * len(raw.translate(None, _NOT_CONTROL))
+        total += _PUNCT * punct
         return -(-total // 100)
 
 

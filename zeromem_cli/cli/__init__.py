@@ -239,7 +239,8 @@ def _root(
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Run the command named in ``sys.argv`` (the console script reaches it through
+    ``zeromem_cli.entry``, which also tunes the garbage collector for a one-shot process)."""
     commands = app.registered_commands
     app.registered_commands = _invoked_command(commands, sys.argv[1:])
     try:

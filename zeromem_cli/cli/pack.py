@@ -4,8 +4,6 @@ stdout carries the snippet and nothing else (so it can be piped into a model); `
 ``-v`` and ``--explain`` write their diagnostics to stderr.
 """
 
-from __future__ import annotations
-
 from enum import Enum
 from typing import Annotated, Optional
 
@@ -144,7 +142,13 @@ def pack(
             reveal=reveal,
             inherit=inherit if inherit is not None else config.get("pack.inherit"),
         )
-        record_operation(store, "pack", len(result.memories), result.tokens)
+        record_operation(
+            store,
+            "pack",
+            len(result.memories),
+            result.tokens,
+            enabled=config.get("log.enabled"),
+        )
     if explain:
         render.pack_explain(result)
     if stats or explain:

@@ -1,0 +1,38 @@
+"""The ``zeromem`` command's entry point (the console script and ``python -m zeromem_cli``).
+
+A process runs one command and exits, and most of the objects it ever holds are made while the
+CLI is imported (Typer, Click, our command table: tens of thousands, none of them garbage).
+Three garbage-collector settings keep the collector from walking them again and again, without
+changing what runs:
+
+- automatic collection is off while the CLI is imported (the passes it would trigger there
+  find nothing to free);
+- then those objects are frozen (``gc.freeze``): the collections the command itself triggers
+  look only at what the command allocates;
+- before the process exits everything is frozen, so the interpreter's final collection skips
+  it instead of walking all of it (the command has closed its store; the interpreter flushes
+  the standard streams itself).
+
+Together ~8% of the instructions of a cold ``zeromem search`` (~30 M of ~400 M). Library users
+are unaffected: ``zeromem_cli.cli.main`` itself changes no collector setting.
+"""
+
+from __future__ import annotations
+
+import gc
+
+
+def main() -> None:
+    """Console-script entry point."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        from zeromem_cli.cli import main as run
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
+    try:
+        run()
+    finally:
+        gc.freeze()
