@@ -15,6 +15,8 @@ from zeromem_cli.oplog import OperationSummary
 from zeromem_cli.pack import Candidate, PackResult, Weights
 from zeromem_cli.plain import FrozenRecord, Record
 from zeromem_cli.query import Filters, Term
+from zeromem_cli.search import Ranking
+from zeromem_cli.window import Window
 
 MEMORY = Memory(1, "u-1", "text")
 SAMPLES: list[Record] = [
@@ -29,6 +31,8 @@ SAMPLES: list[Record] = [
     Setting("search.limit", int, 10, "Results.", 1, 100),
     Filters(category="fact", tags=["a"]),
     Term("report", prefix=True),
+    Ranking(pool=0, prefix=False),
+    Window("(\"report\")", 41, (3, 7)),
 ]
 
 

@@ -26,9 +26,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from zeromem_cli.plain import FrozenRecord
 from zeromem_cli.query import Term
 
 # More matches than this and only a window is ranked. BM25 costs ~1 microsecond per match,
@@ -36,14 +36,19 @@ from zeromem_cli.query import Term
 LARGE = 3_000
 
 
-@dataclass(frozen=True)
-class Window:
+class Window(FrozenRecord):
     """What to rank instead: ``match`` (the query with common words in their exact forms
     only) over rowids above ``after`` (its ``LARGE`` newest matches) and ``rare_ids``."""
 
+    __slots__ = ("match", "after", "rare_ids")
     match: str
     after: int
-    rare_ids: tuple[int, ...] = ()
+    rare_ids: tuple[int, ...]
+
+    def __init__(self, match: str, after: int, rare_ids: tuple[int, ...] = ()) -> None:
+        object.__setattr__(self, "match", match)
+        object.__setattr__(self, "after", after)
+        object.__setattr__(self, "rare_ids", rare_ids)
 
     def clause(self) -> tuple[str, dict[str, Any]]:
         """A WHERE condition on ``memories_fts.rowid`` and its named parameters."""
