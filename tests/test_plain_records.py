@@ -32,7 +32,7 @@ SAMPLES: list[Record] = [
     Filters(category="fact", tags=["a"]),
     Term("report", prefix=True),
     Ranking(pool=0, prefix=False),
-    Window("(\"report\")", 41, (3, 7)),
+    Window('("report")', 41, (3, 7)),
 ]
 
 

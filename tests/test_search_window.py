@@ -85,8 +85,8 @@ BM25_ONLY = Ranking(pool=0, coverage=0.0, importance=0.0, pinned=0.0, recency=0.
 
 @pytest.fixture
 def lopsided(store: MemoryStore) -> MemoryStore:
-    """"quokka" alone is the best BM25 match for "quokka habitat" (the short one holding the
-    rarer word); three longer memories hold both words; "habitat" is everywhere."""
+    """The memory "quokka" alone is the best BM25 match for "quokka habitat" (the short one
+    holding the rarer word); three longer memories hold both words; "habitat" is everywhere."""
     for number in range(20):
         store.add(f"habitat loss report number {number}", allow_duplicate=True)
     store.add("quokka", allow_duplicate=True)

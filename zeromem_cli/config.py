@@ -166,6 +166,15 @@ _SETTINGS = [
         False,
         "Pack also from the enclosing scopes (a session's user and agent memories).",
     ),
+    Setting(
+        "pack.pinned_share",
+        float,
+        0.5,
+        "Most of the budget pinned memories take first; past it they compete by score "
+        "(1: all pinned first).",
+        0,
+        1,
+    ),
     Setting("ranking.relevance", float, 1.0, "Weight of search relevance in pack.", 0, 100),
     Setting("ranking.importance", float, 0.3, "Weight of importance (0-10).", 0, 100),
     Setting("ranking.recency", float, 0.2, "Weight of recency.", 0, 100),

@@ -14,7 +14,9 @@ exceeds the budget. Steps:
    w_acc)``, without one the last three parts added; each part in 0..1 (relevance relative to
    the best hit of this query, importance / 10, recency halving every ``half_life_days``,
    access saturating at ~100 uses). Pinned memories come first whatever
-   their score: they are the user's core memory.
+   their score (they are the user's core memory), up to ``pinned_share`` of the budget: past
+   it, the remaining pinned memories take their place among the others by score, so a store
+   pinning more than the budget holds still packs what the query asks for.
 3. Fill greedily in score order, skipping any memory that does not fit and going on, since a
    smaller one further down may still fit, and any near-duplicate of a memory already packed
    (same content words, Jaccard >= 0.8). Then the whole text is counted once more; if an
@@ -256,8 +258,13 @@ def score_candidates(
         others = weights.importance * imp + weights.recency * rec + weights.access * acc
         score = rel * (weights.relevance + others) if top > 0 else others
         candidates.append(Candidate(memory, rel, imp, rec, acc, score, context=lent))
-    candidates.sort(key=lambda c: (not c.memory.pinned, -c.score, -c.memory.id))
+    candidates.sort(key=lambda c: (not c.memory.pinned, *_by_score(c)))
     return candidates
+
+
+def _by_score(candidate: Candidate) -> tuple[float, int]:
+    """Rank order apart from pinning: higher score first, then the newer memory."""
+    return (-candidate.score, -candidate.memory.id)
 
 
 def _signature(text: str) -> frozenset[str]:
@@ -283,6 +290,12 @@ def near_duplicate(
 # -- packing ------------------------------------------------------------------------------------
 
 
+def _check_share(share: float) -> float:
+    if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
+        raise InvalidInputError(f"pinned share must be a number from 0 to 1, not {share!r}")
+    return float(share)
+
+
 def _check_budget(budget: int) -> int:
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise InvalidInputError(f"budget must be a positive number of tokens, not {budget!r}")
@@ -290,9 +303,17 @@ def _check_budget(budget: int) -> int:
 
 
 def fill(
-    candidates: Sequence[Candidate], formatter: Formatter, tokenizer: Tokenizer, budget: int
+    candidates: Sequence[Candidate],
+    formatter: Formatter,
+    tokenizer: Tokenizer,
+    budget: int,
+    pinned_share: float = 1.0,
 ) -> tuple[list[Candidate], str, int]:
-    """Greedy fill by rank, skipping what does not fit; returns (included, text, tokens)."""
+    """Greedy fill by rank, skipping what does not fit; returns (included, text, tokens).
+
+    Pinned candidates (first in ``candidates``) are packed first while they use at most
+    ``pinned_share`` of the budget; the pinned ones past it are ranked with the rest by score.
+    """
     overhead = tokenizer.overhead
     skeleton = formatter.head() + formatter.tail()
     used = tokenizer.count(skeleton)
@@ -304,27 +325,54 @@ def fill(
     floor = tokenizer.count(formatter.unit(_EMPTY)) - overhead - 1
     chosen: list[Candidate] = []
     kept: list[tuple[Candidate, frozenset[str]]] = []
-    for candidate in candidates:
-        if budget - used < floor:
-            candidate.status = f"over budget ({budget - used} left)"
-            continue
+
+    def cost(candidate: Candidate) -> int:
         # A unit's cost: its own count without the tokenizer's per-text overhead (already
         # paid by the skeleton); the exact count of the whole text is checked below.
-        candidate.tokens = max(1, tokenizer.count(formatter.unit(candidate.memory)) - overhead)
-        if used + candidate.tokens <= budget:
-            # Near-duplicates are looked for only among what fits: once the budget is nearly
-            # full most candidates stop here, before the costlier word-set comparison.
-            signature = _signature(candidate.memory.content)
-            better = near_duplicate(signature, kept)
-            if better is not None:
-                candidate.status = f"near-duplicate of #{better.memory.id}"
-                continue
-            used += candidate.tokens
-            candidate.status = "included"
-            chosen.append(candidate)
-            kept.append((candidate, signature))
-        else:
+        if not candidate.tokens:
+            units = tokenizer.count(formatter.unit(candidate.memory))
+            candidate.tokens = max(1, units - overhead)
+        return candidate.tokens
+
+    def offer(candidate: Candidate) -> None:
+        nonlocal used
+        if budget - used < floor:
+            candidate.status = f"over budget ({budget - used} left)"
+            return
+        if used + cost(candidate) > budget:
             candidate.status = f"over budget ({candidate.tokens} tokens, {budget - used} left)"
+            return
+        # Near-duplicates are looked for only among what fits: once the budget is nearly
+        # full most candidates stop here, before the costlier word-set comparison.
+        signature = _signature(candidate.memory.content)
+        better = near_duplicate(signature, kept)
+        if better is not None:
+            candidate.status = f"near-duplicate of #{better.memory.id}"
+            return
+        used += candidate.tokens
+        candidate.status = "included"
+        chosen.append(candidate)
+        kept.append((candidate, signature))
+
+    pinned_room = pinned_share * budget
+    pinned_used = 0
+    rest: list[Candidate] = []  # the others, and the pinned ones past the share
+    for candidate in candidates:
+        if (
+            candidate.memory.pinned
+            and pinned_used < pinned_room
+            and budget - used >= floor
+            and pinned_used + cost(candidate) <= pinned_room
+        ):
+            before = used
+            offer(candidate)
+            pinned_used += used - before
+        else:
+            rest.append(candidate)
+    if pinned_share < 1:
+        rest.sort(key=_by_score)  # the pinned past the share compete by score
+    for candidate in rest:
+        offer(candidate)
     while True:
         text = formatter.render([c.memory for c in chosen])
         tokens = tokenizer.count(text)
@@ -413,17 +461,20 @@ def pack(
     reveal: bool = False,
     content_of: ContentOf | None = None,
     inherit: bool = False,
+    pinned_share: float = SETTINGS["pack.pinned_share"].default,
 ) -> PackResult:
     """Pack the best memories of ``store`` for ``query`` into ``budget`` tokens.
 
     ``query`` None or blank: pinned, important and recent memories. ``inherit`` also draws on
     the scopes enclosing the store's (``enclosing_scopes``): a session's pack then holds its
-    user's long-term memories too. ``touch`` records an access
+    user's long-term memories too. Pinned memories go first up to ``pinned_share`` of the
+    budget (0-1; past it they compete by score). ``touch`` records an access
     of every packed memory. Likely secrets in the packed text are masked (``[secret: rule]``,
     counted in the budget as printed) unless ``reveal``; ``content_of`` overrides how a
     memory's text is shown. Raises InvalidInputError for a bad budget, format or tokenizer.
     """
     budget = _check_budget(budget)
+    pinned_share = _check_share(pinned_share)
     if content_of is None:
         content_of = plain_content if reveal else masked_content
     formatter = Formatter(format, header, cached_content(content_of), mask_labels=not reveal)
@@ -465,7 +516,7 @@ def pack(
         for memory in extra:
             memories.setdefault(memory.id, memory)
     candidates = score_candidates(list(memories.values()), relevance, weights, store.now(), lent)
-    chosen, text, tokens = fill(candidates, formatter, counter, budget)
+    chosen, text, tokens = fill(candidates, formatter, counter, budget, pinned_share)
     included = [c.memory for c in chosen]
     if touch and included:
         store.record_access(m.id for m in included)

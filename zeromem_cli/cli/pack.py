@@ -141,6 +141,7 @@ def pack(
             touch=not no_touch,
             reveal=reveal,
             inherit=inherit if inherit is not None else config.get("pack.inherit"),
+            pinned_share=config.get("pack.pinned_share"),
         )
         record_operation(
             store,
