@@ -210,11 +210,18 @@ def test_output_never_exceeds_the_budget(
     ):
         for content, category, pinned, importance in memories:
             store.add(content, category=category, pinned=pinned, importance=importance)
-        result = store.pack(
-            query, budget=budget, format=fmt, tokenizer=tokenizer, header=header, touch=False
-        )
-        assert result.tokens == count_tokens(result.text, tokenizer) <= budget
-        assert result.text == "" or result.text.endswith("\n")
+        for share in (0.5, 1.0):  # pinned first up to half the budget, or all of them first
+            result = store.pack(
+                query,
+                budget=budget,
+                format=fmt,
+                tokenizer=tokenizer,
+                header=header,
+                touch=False,
+                pinned_share=share,
+            )
+            assert result.tokens == count_tokens(result.text, tokenizer) <= budget
+            assert result.text == "" or result.text.endswith("\n")
         pinned_first = [m.pinned for m in result.memories]
         assert pinned_first == sorted(pinned_first, reverse=True)
 

@@ -60,6 +60,16 @@ def test_a_share_of_one_keeps_every_pinned_memory_first(crowded: MemoryStore) ->
     )
 
 
+def test_unmatched_pinned_memories_go_by_importance(store: MemoryStore) -> None:
+    # Room in the share for one of them: the important one, though it is the older.
+    important = store.add(_instruction(1), pinned=True, importance=9)
+    store.add(_instruction(2), pinned=True, importance=1)
+    store.add("The quokka habitat survey covers Rottnest Island")
+    result = store.pack(QUERY, budget=80, pinned_share=0.4)
+    assert result.memories[0].id == important.id
+    assert result.memories[1].content.startswith("The quokka")
+
+
 def test_few_pinned_memories_all_come_first(store: MemoryStore) -> None:
     store.add("The quokka habitat survey covers Rottnest Island")
     rule = store.add("Answer in English", pinned=True)

@@ -258,13 +258,21 @@ def score_candidates(
         others = weights.importance * imp + weights.recency * rec + weights.access * acc
         score = rel * (weights.relevance + others) if top > 0 else others
         candidates.append(Candidate(memory, rel, imp, rec, acc, score, context=lent))
-    candidates.sort(key=lambda c: (not c.memory.pinned, *_by_score(c)))
+    # Equal scores (every memory the query does not match scores 0) go by the other parts:
+    # of the pinned memories it does not match, the important and recent ones lead.
+    candidates.sort(
+        key=lambda c: (
+            not c.memory.pinned,
+            -c.score,
+            -(
+                weights.importance * c.importance
+                + weights.recency * c.recency
+                + weights.access * c.access
+            ),
+            -c.memory.id,
+        )
+    )
     return candidates
-
-
-def _by_score(candidate: Candidate) -> tuple[float, int]:
-    """Rank order apart from pinning: higher score first, then the newer memory."""
-    return (-candidate.score, -candidate.memory.id)
 
 
 def _signature(text: str) -> frozenset[str]:
@@ -369,8 +377,8 @@ def fill(
             pinned_used += used - before
         else:
             rest.append(candidate)
-    if pinned_share < 1:
-        rest.sort(key=_by_score)  # the pinned past the share compete by score
+    if pinned_share < 1:  # the pinned past the share compete by score (ties keep their order)
+        rest.sort(key=lambda c: -c.score)
     for candidate in rest:
         offer(candidate)
     while True:
