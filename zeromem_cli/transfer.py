@@ -11,12 +11,14 @@ invalid record means nothing is written unless invalid records are to be skipped
 from __future__ import annotations
 
 import csv
+import gc
 import json
 import os
 import sqlite3
 import tempfile
 import uuid
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -380,6 +382,23 @@ class _DryRun(Exception):
     pass
 
 
+@contextmanager
+def _without_cycle_collection() -> Iterator[None]:
+    """Pause the cyclic garbage collector for a bulk import.
+
+    An import builds hundreds of thousands of dicts and lists that live until it ends, and none
+    of them form cycles; the collector would walk them all again and again as they accumulate
+    (~10% of an import's time at 100k records). Reference counting still frees everything.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def import_records(
     store: MemoryStore,
     raw_records: Iterable[tuple[str, Any]],
@@ -395,6 +414,30 @@ def import_records(
         raise InvalidInputError(
             f"--on-conflict must be one of {', '.join(CONFLICT_POLICIES)}, not {on_conflict!r}"
         )
+    with _without_cycle_collection():
+        return _import_records(
+            store,
+            raw_records,
+            on_conflict=on_conflict,
+            skip_invalid=skip_invalid,
+            all_scopes=all_scopes,
+            dry_run=dry_run,
+            allow_secret=allow_secret,
+            progress=progress,
+        )
+
+
+def _import_records(
+    store: MemoryStore,
+    raw_records: Iterable[tuple[str, Any]],
+    *,
+    on_conflict: str,
+    skip_invalid: bool,
+    all_scopes: bool,
+    dry_run: bool,
+    allow_secret: bool,
+    progress: Progress | None,
+) -> ImportReport:
     raw = list(raw_records)
     total = len(raw)
     report = ImportReport(read=total, dry_run=dry_run)
