@@ -8,6 +8,7 @@ a change to ``index_text`` bumps ``INDEX_VERSION`` and the store rebuilds the wh
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections.abc import Iterable
@@ -20,13 +21,17 @@ Row = sqlite3.Row | dict[str, Any]
 
 def index_values(row: Row) -> tuple[str, str, str, str]:
     """The four FTS columns of a memory row (tags stored as a JSON array)."""
-    tags = " ".join(json.loads(row["tags"])) if isinstance(row["tags"], str) else ""
     return (
         index_text(row["content"]),
-        index_text(tags),
+        _tags_text(row["tags"]),
         index_text(row["category"]),
         index_text(row["key"] or ""),
     )
+
+
+def _tags_text(tags: str | None) -> str:
+    """The index text of the tags column (a JSON array of text)."""
+    return index_text(" ".join(json.loads(tags)) if isinstance(tags, str) else "")
 
 
 def index_row(conn: sqlite3.Connection, row: Row) -> None:
@@ -37,10 +42,25 @@ def index_row(conn: sqlite3.Connection, row: Row) -> None:
 
 
 def index_rows(conn: sqlite3.Connection, rows: Iterable[Row]) -> None:
-    """Index many rows in one executemany (bulk import, rebuilds)."""
+    """Index many rows in one executemany (bulk import, rebuilds).
+
+    The same ``index_values`` as one row at a time, but labels repeat from row to row (a few
+    categories and tag sets, mostly no key), so each distinct one is segmented once.
+    """
+    tags_text = functools.lru_cache(maxsize=4096)(_tags_text)
+    label_text = functools.lru_cache(maxsize=4096)(index_text)
     conn.executemany(
         "INSERT INTO memories_fts(rowid, content, tags, category, key) VALUES (?, ?, ?, ?, ?)",
-        ((row["id"], *index_values(row)) for row in rows),
+        (
+            (
+                row["id"],
+                index_text(row["content"]),
+                tags_text(row["tags"]),
+                label_text(row["category"]),
+                label_text(row["key"] or ""),
+            )
+            for row in rows
+        ),
     )
 
 

@@ -1,0 +1,115 @@
+"""The shortcuts that make bulk import fast give exactly what the plain code gives.
+
+Each fast path (NFKC with full-width punctuation replaced first, bigrams joined by ``map``,
+labels segmented once per import, the secret pre-checks, the JSON line scanner...) is checked
+against the straightforward computation, and an imported store against one filled by ``add``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import unicodedata
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import Run, as_json
+from zeromem_cli import MemoryStore
+from zeromem_cli.text import _WIDE_TO_ASCII, CJK_RUN, cjk_grams, index_text, normalize
+
+# Characters that stress normalisation and segmentation: full-width forms (the replaced ones
+# and others), combining marks that compose with ASCII or kana, CJK, Latin, separators.
+TRICKY = (
+    "，：；！？（）％～\u3000ＡＺａｚ０９＂＇［］\u0301\u0308\u3099\u309a"
+    "かがカガﾊﾟ周报发送会議회의éeE1 _-.,!?:;()%~\n\tﬁ①"
+)
+TEXTS = st.one_of(st.text(alphabet=TRICKY, max_size=40), st.text(max_size=40))
+
+
+def test_each_replaced_character_is_its_own_nfkc_form() -> None:
+    for wide, narrow in _WIDE_TO_ASCII:
+        assert unicodedata.normalize("NFKC", wide) == narrow
+        assert narrow.isascii() and len(narrow) == 1
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXTS)
+def test_normalize_is_nfkc(text: str) -> None:
+    assert normalize(text) == unicodedata.normalize("NFKC", text)
+
+
+def _reference_index_text(text: str) -> str:
+    """index_text written plainly: words and CJK runs in order, each run as its grams."""
+    import re
+
+    if text.isascii():
+        return text
+    pieces: list[str] = []
+    position = 0
+    normalized = unicodedata.normalize("NFKC", text)
+    word = re.compile(r"[^\W_]+")
+    for run in CJK_RUN.finditer(normalized):
+        pieces += [w for w in word.findall(normalized[position : run.start()])]
+        pieces += cjk_grams(run.group())
+        position = run.end()
+    pieces += word.findall(normalized[position:])
+    return " ".join(pieces)
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXTS)
+def test_index_text_is_the_plain_segmentation(text: str) -> None:
+    assert index_text(text) == _reference_index_text(text)
+
+
+# -- an imported store is the store ``add`` builds ---------------------------------------------
+
+RECORDS = [
+    {"content": "周报每周五下午五点发送，抄送张三：记得附上图表", "tags": ["周报", "work"]},
+    {"content": "Ｆｕｌｌ－ｗｉｄｔｈ　ｔｅｘｔ，ＮＦＫＣ", "category": "note", "key": "wide"},
+    {"content": "Café Zürich opens at 8; deploy🤖bot runs nightly", "tags": ["café", "ops"]},
+    {"content": "明日の会議は10時から、ガ行のテスト", "category": "日程", "tags": ["会議"]},
+    {"content": "plain ascii memory about PostgreSQL", "tags": ["db", "work"]},
+    {"content": "猫", "category": "fact", "key": "单字"},
+    {"content": "another 周报 note with the same tags", "tags": ["周报", "work"]},
+]
+
+
+def _vocabulary(path: Path) -> list[tuple[object, ...]]:
+    """Every token the FTS index holds: (term, memory id, column, position)."""
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute(
+            "CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, memories_fts, instance)"
+        )
+        return conn.execute(
+            "SELECT term, doc, col, offset FROM vocab ORDER BY 1, 2, 3, 4"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+def test_import_indexes_exactly_what_add_indexes(cli: Run, db_path: Path, tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in RECORDS), "utf-8")
+    assert as_json(cli("import", str(source), "--json"))["added"] == len(RECORDS)
+    added = tmp_path / "added.db"
+    with MemoryStore(added) as store:
+        for record in RECORDS:
+            store.add(
+                str(record["content"]),
+                category=record.get("category"),  # type: ignore[arg-type]
+                tags=record.get("tags"),  # type: ignore[arg-type]
+                key=record.get("key"),  # type: ignore[arg-type]
+            )
+    assert _vocabulary(db_path) == _vocabulary(added)
+    with MemoryStore(db_path) as imported, MemoryStore(added) as reference:
+        for query in ("周报", "猫", "full width", "cafe", "会議", "work", "单字", "ガ"):
+            assert [m.content for m in imported.search(query)] == [
+                m.content for m in reference.search(query)
+            ]
+        assert [(m.content, m.tags, m.key) for m in imported.list(limit=None)] == [
+            (m.content, m.tags, m.key) for m in reference.list(limit=None)
+        ]
