@@ -472,23 +472,20 @@ _SECRET_FIELDS = ("content", "key", "tags", "meta")
 def _refuse_secrets(where: str, values: dict[str, Any], history: list[dict[str, Any]]) -> None:
     """A RecordError naming the field and the rule of the first likely credential (never the
     credential itself), as ``add`` would refuse it."""
-    from zeromem_cli.secrets import find_secrets
+    from zeromem_cli.secrets import first_secret
 
     fields = [(name, values.get(name)) for name in _SECRET_FIELDS]
     for number, entry in enumerate(history, start=1):
         fields += [(f"history[{number}].{name}", entry.get(name)) for name in _SECRET_FIELDS]
-    for name, text in fields:
-        if not text:
-            continue
-        matches = find_secrets(text)
-        if matches:
-            first = matches[0]
-            raise RecordError(
-                where,
-                name,
-                f"likely secret: {first.description} (rule {first.rule}); remove it, or pass "
-                "--allow-secret to import it anyway",
-            )
+    found = first_secret(fields)
+    if found is not None:
+        name, first = found
+        raise RecordError(
+            where,
+            name,
+            f"likely secret: {first.description} (rule {first.rule}); remove it, or pass "
+            "--allow-secret to import it anyway",
+        )
 
 
 DELETED_REASONS = ("forgotten", "expired", "archived")
