@@ -310,8 +310,10 @@ _MAYBE_SECRET = re.compile(r"[=:]|[A-Za-z0-9_\-/+.]{12}|-----BEGIN")
 # and skips the rule scans, which were most of a bulk import's cost. Plain ``in`` tests: an
 # alternation regex of these costs several times more. A rule added to _RULE_SOURCES needs its
 # literal here (its sample in tests/test_secrets.py fails otherwise).
-# The literals are grouped by a character each one holds, so ordinary text, which lacks most
-# of those characters, is cleared by a few ``in`` tests instead of one per literal.
+# They are searched with one pattern, compiled on first use: each alternative starts with a
+# rarely seen character or a literal ("-", "_", "A", "xox", "://", "yJ", "arer"; lookbehinds
+# check what comes before it), so the regex engine skips along the text in C and stops at few
+# places: ~2x faster than an ``in`` test per literal, on text of any length.
 _MARKS_BY_CHAR = (
     (
         "-",
@@ -351,16 +353,26 @@ _MARKS = (*(mark for _, marks in _MARKS_BY_CHAR for mark in marks), *_OTHER_MARK
 _FOLDED_MARKS = ("secret", "pass", "pwd", "key", "token")
 
 
+def _ending_with(char: str, marks: tuple[str, ...]) -> str:
+    """``char`` preceded by one of ``marks`` (each holding ``char``), found from ``char``."""
+    options = []
+    for mark in marks:
+        at = mark.index(char)  # the first occurrence: match there, look back, look ahead
+        behind, ahead = re.escape(mark[: at + 1]), re.escape(mark[at + 1 :])
+        options.append(f"(?<={behind}){ahead}" if at else ahead)
+    return re.escape(char) + "(?:" + "|".join(options) + ")"
+
+
+@functools.cache
+def _cased_marks() -> re.Pattern[str]:
+    groups = [_ending_with(char, marks) for char, marks in _MARKS_BY_CHAR]
+    return re.compile("|".join([*groups, "xox", "://", "yJ(?<=eyJ)", "arer(?<=earer)"]))
+
+
 def _has_mark(text: str) -> bool:
-    for char, marks in _MARKS_BY_CHAR:
-        if char in text:
-            for mark in marks:
-                if mark in text:
-                    return True
-    for mark in _OTHER_MARKS:
-        if mark in text:
-            return True
-    folded = text.casefold()
+    if _cased_marks().search(text) is not None:
+        return True
+    folded = text.lower() if text.isascii() else text.casefold()  # equal on ASCII, cheaper
     for mark in _FOLDED_MARKS:
         if mark in folded:
             return True
