@@ -89,11 +89,15 @@ class ImportRecord:
 
 def derived_uid(basis: str) -> str:
     """``str(uuid.uuid5(_UID_NAMESPACE, basis))``, about five times faster (bulk imports)."""
-    digest = bytearray(hashlib.sha1(_UID_NAMESPACE.bytes + basis.encode("utf-8")).digest()[:16])
-    digest[6] = (digest[6] & 0x0F) | 0x50
-    digest[8] = (digest[8] & 0x3F) | 0x80
-    h = digest.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    digest = _UID_HASH.copy()  # the namespace already hashed in
+    digest.update(basis.encode("utf-8"))
+    h = digest.hexdigest()
+    # uuid5 sets the version nibble to 5 and the two variant bits to 10.
+    return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
+
+
+_UID_HASH = hashlib.sha1(_UID_NAMESPACE.bytes)
+_VARIANT = {f"{n:x}": f"{8 | n & 3:x}" for n in range(16)}
 
 
 # -- parsing ---------------------------------------------------------------------------------

@@ -172,10 +172,15 @@ def content_hash(text: str) -> int:
     """
     # split() and re's \s agree on what whitespace is; join/split is ~3x faster than a sub.
     canonical = " ".join(normalize(text).casefold().split())
+    digest = _blake2b()(canonical.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+@functools.cache
+def _blake2b() -> Any:
     import hashlib  # imported on first use: reads never hash, and it costs ~2 ms to load
 
-    digest = hashlib.blake2b(canonical.encode("utf-8"), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
+    return hashlib.blake2b
 
 
 def has_cjk(text: str) -> bool:

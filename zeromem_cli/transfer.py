@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -245,7 +246,7 @@ class InvalidRecordsError(InvalidInputError):
         super().__init__(f"{errors[0]}{more}; nothing was imported")
 
 
-@dataclass
+@dataclass(slots=True)
 class _Existing:
     id: int
     uid: str
@@ -284,7 +285,7 @@ class _Plan:
 
     def add(self, record: ImportRecord, report: ImportReport) -> None:
         key = self._key_of(record)
-        target = self.by_uid.get(record.uid)
+        target = self.by_uid.get(record.values["uid"])
         if target is None and key is not None and key in self.live_keys:
             target = self.by_uid[self.live_keys[key]]
         if target is None:
@@ -314,12 +315,11 @@ class _Plan:
             record.values["id"] = self.next_id
         self.used_ids.add(record.values["id"])
         key = self._key_of(record)
-        self.by_uid[record.uid] = _Existing(
-            record.values["id"], record.uid, record.scope_columns, key, record
-        )
-        self.inserts[record.uid] = record
+        uid = record.uid
+        self.by_uid[uid] = _Existing(record.values["id"], uid, record.scope_columns, key, record)
+        self.inserts[uid] = record
         if key is not None:
-            self.live_keys[key] = record.uid
+            self.live_keys[key] = uid
 
     def _update(
         self, target: _Existing, record: ImportRecord, key: tuple[str, str, str, str] | None
@@ -488,14 +488,15 @@ def _import_records(
     return report
 
 
-_UID_COLUMN = COLUMNS.index("uid")
+# The INSERT columns but the uid, read from a record's values in one C call; its uid is
+# appended in stored form (see ``uids``).
+_INSERTED = (*(c for c in COLUMNS if c != "uid"), "uid")
+_values_but_uid = itemgetter(*_INSERTED[:-1])
 
 
-def _stored(values: dict[str, Any]) -> list[Any]:
-    """The INSERT parameters of one record, its uid in stored form (see ``uids``)."""
-    row = [values[c] for c in COLUMNS]
-    row[_UID_COLUMN] = uid_to_db(row[_UID_COLUMN])
-    return row
+def _stored(values: dict[str, Any]) -> tuple[Any, ...]:
+    """The INSERT parameters of one record (columns in ``_INSERTED`` order)."""
+    return (*_values_but_uid(values), uid_to_db(values["uid"]))
 
 
 def _batches(items: list[Any], size: int = _BATCH) -> Iterator[list[Any]]:
@@ -542,7 +543,8 @@ def _apply(
         store.index_rows(conn, [merged])
     records = list(plan.inserts.values())
     insert_sql = (
-        f"INSERT INTO memories ({', '.join(COLUMNS)}) VALUES ({', '.join('?' for _ in COLUMNS)})"
+        f"INSERT INTO memories ({', '.join(_INSERTED)}) "
+        f"VALUES ({', '.join('?' for _ in _INSERTED)})"
     )
     history_sql = (
         f"INSERT INTO memory_history ({', '.join(_HISTORY_COLUMNS)}) "
