@@ -54,7 +54,21 @@ _CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[
 MAX_LABEL = 200
 # Encoders built once: json.dumps with options builds a new encoder on every call.
 _encode = json.JSONEncoder(ensure_ascii=False).encode
-_encode_sorted = json.JSONEncoder(ensure_ascii=False, sort_keys=True, allow_nan=False).encode
+_SORTED = json.JSONEncoder(ensure_ascii=False, sort_keys=True, allow_nan=False)
+_encode_sorted = _SORTED.encode
+# What _SORTED.encode runs, without the Python set-up it repeats on every call (~15% of the
+# time of a record's uid basis, computed for every record of a bulk import without uids).
+_c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+
+
+def _encode_sorted_fast(value: Any) -> str:
+    """``_encode_sorted(value)``, the same text and the same errors."""
+    if _c_make_encoder is None:  # an interpreter without json's C accelerator
+        return _encode_sorted(value)
+    encode = _c_make_encoder(
+        {}, _SORTED.default, json.encoder.encode_basestring, None, ": ", ", ", True, False, False
+    )
+    return "".join(encode(value, 0))
 
 
 class RecordError(InvalidInputError):
@@ -443,8 +457,8 @@ def validate_record(
         raise RecordError(where, None, f"expected an object, got {_type_name(raw)}")
     if is_mem0(raw):
         raw = from_mem0(raw)
-    unknown = raw.keys() - KNOWN_FIELDS
-    if unknown:
+    if not KNOWN_FIELDS.issuperset(raw):
+        unknown = raw.keys() - KNOWN_FIELDS
         raise RecordError(where, str(min(unknown)), "unknown field")
     # Checks in a fixed order (the first problem is the one reported); an absent or null
     # field costs one dict lookup (a bulk import validates every field of every record).
@@ -502,7 +516,7 @@ def validate_record(
     given_fields = frozenset([name for name, value in raw.items() if value is not None])
     if uid is None:
         # No uid: derive one from the record and its scope, so a re-import is a no-op.
-        values["uid"] = derived_uid(_encode_sorted([columns, raw]))
+        values["uid"] = derived_uid(_encode_sorted_fast([columns, raw]))
     history = []
     if get("history") is not None:
         history = _history(where, raw["history"], clean)
