@@ -8,10 +8,9 @@ a change to ``index_text`` bumps ``INDEX_VERSION`` and the store rebuilds the wh
 
 from __future__ import annotations
 
-import functools
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from zeromem_cli.text import index_text
@@ -47,21 +46,27 @@ def index_rows(conn: sqlite3.Connection, rows: Iterable[Row]) -> None:
     The same ``index_values`` as one row at a time, but labels repeat from row to row (a few
     categories and tag sets, mostly no key), so each distinct one is segmented once.
     """
-    tags_text = functools.lru_cache(maxsize=4096)(_tags_text)
-    label_text = functools.lru_cache(maxsize=4096)(index_text)
     conn.executemany(
         "INSERT INTO memories_fts(rowid, content, tags, category, key) VALUES (?, ?, ?, ?, ?)",
-        (
-            (
-                row["id"],
-                index_text(row["content"]),
-                tags_text(row["tags"]),
-                label_text(row["category"]),
-                label_text(row["key"] or ""),
-            )
-            for row in rows
-        ),
+        _index_rows_values(rows),
     )
+
+
+def _index_rows_values(rows: Iterable[Row]) -> Iterator[tuple[Any, str, str, str, str]]:
+    tags_seen: dict[Any, str] = {}  # stored tags (JSON) -> index text
+    labels_seen: dict[str, str] = {}  # category or key -> index text
+    for row in rows:
+        tags, category, key = row["tags"], row["category"], row["key"] or ""
+        tags_text = tags_seen.get(tags)
+        if tags_text is None:
+            tags_text = tags_seen[tags] = _tags_text(tags)
+        category_text = labels_seen.get(category)
+        if category_text is None:
+            category_text = labels_seen[category] = index_text(category)
+        key_text = labels_seen.get(key)
+        if key_text is None:
+            key_text = labels_seen[key] = index_text(key)
+        yield row["id"], index_text(row["content"]), tags_text, category_text, key_text
 
 
 def unindex_row(conn: sqlite3.Connection, row: Row) -> None:

@@ -10,7 +10,6 @@ field is type-checked and cleaned exactly as ``add`` would, and every problem is
 from __future__ import annotations
 
 import csv
-import functools
 import hashlib
 import io
 import json
@@ -387,15 +386,26 @@ def _tags(where: str, name: str, value: Any) -> str:
         raise RecordError(where, name, f"expected an array of text, got {_type_name(value)}")
     if not value:
         return "[]"
-    if all(type(tag) is str for tag in value):
-        stored = _stored_tags(tuple(value))  # a bulk import repeats a few tag sets
+    if all([type(tag) is str for tag in value]):
+        key = tuple(value)
+        stored = _TAG_SETS.get(key)  # a bulk import repeats a few tag sets
         if stored is not None:
+            return stored
+        stored = _stored_tags(key)
+        if stored is not None:
+            if len(_TAG_SETS) >= _TAG_SETS_MAX:
+                _TAG_SETS.clear()
+            _TAG_SETS[key] = stored
             return stored
     cleaned = [_text(where, name, tag, optional=False) for tag in value]
     return _encode(list(dict.fromkeys(cleaned)))
 
 
-@functools.lru_cache(maxsize=4096)
+# Valid tag sets seen lately and their stored form (a dict: cheaper to consult than an LRU).
+_TAG_SETS: dict[tuple[str, ...], str] = {}
+_TAG_SETS_MAX = 4096
+
+
 def _stored_tags(tags: tuple[str, ...]) -> str | None:
     """The stored form of valid tags, None when one is invalid (``_tags`` then says which)."""
     cleaned = []

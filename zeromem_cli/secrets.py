@@ -363,14 +363,19 @@ def _ending_with(char: str, marks: tuple[str, ...]) -> str:
     return re.escape(char) + "(?:" + "|".join(options) + ")"
 
 
-@functools.cache
-def _cased_marks() -> re.Pattern[str]:
+_cased_marks_search: Callable[[str], re.Match[str] | None] | None = None  # compiled on first use
+
+
+def _cased_marks() -> Callable[[str], re.Match[str] | None]:
+    global _cased_marks_search
     groups = [_ending_with(char, marks) for char, marks in _MARKS_BY_CHAR]
-    return re.compile("|".join([*groups, "xox", "://", "yJ(?<=eyJ)", "arer(?<=earer)"]))
+    pattern = re.compile("|".join([*groups, "xox", "://", "yJ(?<=eyJ)", "arer(?<=earer)"]))
+    _cased_marks_search = pattern.search
+    return _cased_marks_search
 
 
 def _has_mark(text: str) -> bool:
-    if _cased_marks().search(text) is not None:
+    if (_cased_marks_search or _cased_marks())(text) is not None:
         return True
     folded = text.lower() if text.isascii() else text.casefold()  # equal on ASCII, cheaper
     for mark in _FOLDED_MARKS:

@@ -36,13 +36,9 @@ CJK_CLASS = (
 )
 
 
-class _NonAsciiPattern:
-    """A pattern that can only match non-ASCII characters, compiled on first use.
-
-    Compiling the CJK class takes ~1.5 ms, on every start of every command; on ASCII text
-    (most queries, most memories) these methods answer at once without it, exactly as the
-    pattern would (no match). Anything else is delegated to the compiled pattern.
-    """
+class _LazyPattern:
+    """A pattern compiled on first use of ``compiled``; after that, reading ``compiled`` is a
+    plain attribute lookup (cheaper than a cached function call, per text of a bulk import)."""
 
     def __init__(self, source: str) -> None:
         self.source = source
@@ -50,6 +46,15 @@ class _NonAsciiPattern:
     @functools.cached_property
     def compiled(self) -> re.Pattern[str]:
         return re.compile(self.source)
+
+
+class _NonAsciiPattern(_LazyPattern):
+    """A pattern that can only match non-ASCII characters, compiled on first use.
+
+    Compiling the CJK class takes ~1.5 ms, on every start of every command; on ASCII text
+    (most queries, most memories) these methods answer at once without it, exactly as the
+    pattern would (no match). Anything else is delegated to the compiled pattern.
+    """
 
     def search(self, text: str, *bounds: int) -> re.Match[str] | None:
         return None if text.isascii() else self.compiled.search(text, *bounds)
@@ -76,14 +81,16 @@ _WORD_PATTERN = f"[^\\W_{CJK_CLASS}]+"
 _ASCII_WORD = re.compile("[A-Za-z0-9]+")  # what _WORD finds in ASCII text
 
 
-@functools.cache
+_WORD = _LazyPattern(_WORD_PATTERN)
+_CJK_SPLIT = _LazyPattern(f"([{CJK_CLASS}]+)")
+
+
 def _word() -> re.Pattern[str]:
-    return re.compile(_WORD_PATTERN)
+    return _WORD.compiled
 
 
-@functools.cache
 def _cjk_split() -> re.Pattern[str]:
-    return re.compile(f"([{CJK_CLASS}]+)")
+    return _CJK_SPLIT.compiled
 
 
 _LATIN_ACCENTED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
@@ -172,15 +179,19 @@ def content_hash(text: str) -> int:
     """
     # split() and re's \s agree on what whitespace is; join/split is ~3x faster than a sub.
     canonical = " ".join(normalize(text).casefold().split())
-    digest = _blake2b()(canonical.encode("utf-8"), digest_size=8).digest()
+    digest = (_blake2b or _load_blake2b())(canonical.encode("utf-8"), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 
 
-@functools.cache
-def _blake2b() -> Any:
+_blake2b: Any = None
+
+
+def _load_blake2b() -> Any:
+    global _blake2b
     import hashlib  # imported on first use: reads never hash, and it costs ~2 ms to load
 
-    return hashlib.blake2b
+    _blake2b = hashlib.blake2b
+    return _blake2b
 
 
 def has_cjk(text: str) -> bool:
@@ -214,8 +225,8 @@ def index_text(text: str) -> str:
         return text  # ASCII letters, digits and separators are the same to both
     # Split around CJK runs (odd items): the words between them are found in C by findall,
     # so Python loops once per CJK run, not once per word (bulk import indexes ~100k texts).
-    parts = _cjk_split().split(normalize(text))
-    words = _word().findall
+    parts = _CJK_SPLIT.compiled.split(normalize(text))
+    words = _WORD.compiled.findall
     pieces = words(parts[0])
     for number in range(1, len(parts), 2):
         run = parts[number]
