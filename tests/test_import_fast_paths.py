@@ -229,3 +229,33 @@ def test_first_secret_names_the_first_field_that_holds_one() -> None:
                 assert found == ("key", expected[0]), text
             else:
                 assert found is None, text
+
+
+def test_imported_columns_keep_their_sql_types(cli: Run, db_path: Path) -> None:
+    """Absent values are NULL (not ''), the uid a 16-byte BLOB, whatever the bind path."""
+    records = [
+        {"content": "no key, no times"},
+        {
+            "content": "all of them",
+            "key": "k",
+            "expires_at": "2099-01-01T00:00:00Z",
+            "last_accessed_at": "2025-01-01T00:00:00Z",
+            "deleted_at": "2025-02-01T00:00:00Z",
+            "deleted_reason": "archived",
+        },
+    ]
+    data = "".join(json.dumps(r) + "\n" for r in records)
+    assert as_json(cli("import", "-", "--format", "jsonl", "--json", input=data))["added"] == 2
+    conn = sqlite3.connect(db_path)
+    try:
+        rows = conn.execute(
+            "SELECT typeof(uid), length(uid), typeof(key), typeof(expires_at), "
+            "typeof(last_accessed_at), typeof(deleted_at), typeof(deleted_reason) "
+            "FROM memories ORDER BY id"
+        ).fetchall()
+    finally:
+        conn.close()
+    assert rows == [
+        ("blob", 16, "null", "null", "null", "null", "null"),
+        ("blob", 16, "text", "text", "text", "text", "text"),
+    ]
