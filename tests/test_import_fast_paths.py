@@ -259,3 +259,27 @@ def test_imported_columns_keep_their_sql_types(cli: Run, db_path: Path) -> None:
         ("blob", 16, "null", "null", "null", "null", "null"),
         ("blob", 16, "text", "text", "text", "text", "text"),
     ]
+
+
+def test_bulk_index_settings_are_put_back(cli: Run, db_path: Path, tmp_path: Path) -> None:
+    """Import enlarges FTS5's pending-terms hash while it writes; afterwards the index's
+    config is as before (no setting left behind) and the index is sound."""
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in RECORDS), "utf-8")
+
+    def config() -> list[tuple[object, ...]]:
+        conn = sqlite3.connect(db_path)
+        try:
+            conn.execute(
+                "INSERT INTO memories_fts(memories_fts, rank) VALUES ('integrity-check', 1)"
+            )
+            return conn.execute("SELECT k, v FROM memories_fts_config ORDER BY k").fetchall()
+        finally:
+            conn.close()
+
+    cli("add", "before the import")
+    before = config()
+    assert as_json(cli("import", str(source), "--json"))["added"] == len(RECORDS)
+    assert config() == before
+    assert as_json(cli("import", str(source), "--on-conflict", "duplicate", "--json"))["added"]
+    assert config() == before

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from zeromem_cli.text import index_text
@@ -75,3 +76,30 @@ def unindex_row(conn: sqlite3.Connection, row: Row) -> None:
         "VALUES ('delete', ?, ?, ?, ?, ?)",
         (row["id"], *index_values(row)),
     )
+
+
+# FTS5 buffers new index entries in a hash of pending terms and writes them out as a segment
+# whenever it holds more than 'hashsize' bytes (1 MiB by default); segments are then merged,
+# level by level. A bulk load writes far fewer, bigger segments with a larger hash: ~20% less
+# FTS5 time per row at 100k rows, for at most this much memory.
+BULK_HASH_SIZE = 64 * 1024 * 1024
+DEFAULT_HASH_SIZE = 1024 * 1024
+
+
+@contextmanager
+def bulk_loading(conn: sqlite3.Connection) -> Iterator[None]:
+    """FTS5 tuned for many inserts, inside the caller's transaction.
+
+    The setting lives in the index's config table: it is put back as it was when the block
+    ends normally (an error rolls the transaction back, which undoes it as well).
+    """
+    row = conn.execute("SELECT v FROM memories_fts_config WHERE k = 'hashsize'").fetchone()
+    _set_hash_size(conn, BULK_HASH_SIZE)
+    yield
+    _set_hash_size(conn, int(row[0]) if row is not None else DEFAULT_HASH_SIZE)
+    if row is None:  # as a store that never set it
+        conn.execute("DELETE FROM memories_fts_config WHERE k = 'hashsize'")
+
+
+def _set_hash_size(conn: sqlite3.Connection, size: int) -> None:
+    conn.execute("INSERT INTO memories_fts(memories_fts, rank) VALUES ('hashsize', ?)", (size,))

@@ -24,6 +24,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from zeromem_cli import fts
 from zeromem_cli.db import map_error
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import MEMORY_FIELDS
@@ -557,6 +558,20 @@ def _apply(
             ) from None
         store.index_rows(conn, [merged])
     records = list(plan.inserts.values())
+    if not records:
+        return
+    with fts.bulk_loading(conn):
+        _insert_new(store, conn, records, progress, total)
+
+
+def _insert_new(
+    store: MemoryStore,
+    conn: sqlite3.Connection,
+    records: list[ImportRecord],
+    progress: Progress | None,
+    total: int,
+) -> None:
+    """Insert new memories, their index entries and history, in batches."""
     insert_sql = f"INSERT INTO memories ({', '.join(_INSERTED)}) VALUES ({_INSERT_VALUES})"
     history_sql = (
         f"INSERT INTO memory_history ({', '.join(_HISTORY_COLUMNS)}) "
