@@ -26,7 +26,7 @@ from zeromem_cli.text import _WIDE_TO_ASCII, CJK_RUN, cjk_grams, index_text, nor
 # and others), combining marks that compose with ASCII or kana, CJK, Latin, separators.
 TRICKY = (
     "，：；！？（）％～\u3000ＡＺａｚ０９＂＇［］\u0301\u0308\u3099\u309a"
-    "かがカガﾊﾟ周报发送会議회의éeE1 _-.,!?:;()%~\n\tﬁ①"
+    "かがカガﾊﾟ周报发送会議회의éeE1 _-.,!?:;()%~\n\tﬁ①。、「」…·“’"
 )
 TEXTS = st.one_of(st.text(alphabet=TRICKY, max_size=40), st.text(max_size=40))
 
@@ -283,3 +283,30 @@ def test_bulk_index_settings_are_put_back(cli: Run, db_path: Path, tmp_path: Pat
     assert config() == before
     assert as_json(cli("import", str(source), "--on-conflict", "duplicate", "--json"))["added"]
     assert config() == before
+
+
+def test_characters_skipped_as_never_in_a_word_are_not_word_characters() -> None:
+    import re
+
+    from zeromem_cli.text import _NOT_WORD
+
+    assert all(re.fullmatch(r"[\W_]", char) for char in _NOT_WORD)
+
+
+def test_every_whitespace_but_the_space_is_unprintable() -> None:
+    """content_hash skips its whitespace folding for printable text without double, leading
+    or trailing spaces: that holds only if str.split() splits on nothing else printable."""
+    separators = [chr(c) for c in range(0x110000) if len(f"a{chr(c)}b".split()) == 2]
+    assert [c for c in separators if c.isprintable()] == [" "]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=" \t\n\u3000\u2028\x85\xa0abcß，周报ﬁ", max_size=12))
+def test_content_hash_folds_whitespace_and_case(text: str) -> None:
+    import hashlib
+
+    from zeromem_cli.text import content_hash
+
+    canonical = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    digest = hashlib.blake2b(canonical.encode("utf-8"), digest_size=8).digest()
+    assert content_hash(text) == int.from_bytes(digest, "big", signed=True)

@@ -178,7 +178,17 @@ def content_hash(text: str) -> int:
     characters (the index is per scope, so a collision is a 2**-64 event per pair).
     """
     # split() and re's \s agree on what whitespace is; join/split is ~3x faster than a sub.
-    canonical = " ".join(normalize(text).casefold().split())
+    canonical = normalize(text).casefold()
+    # Printable text has no whitespace but the ASCII space (every other kind is a control or
+    # separator character): without a space at either end or two in a row, the join/split
+    # would give it back unchanged, so it is skipped (most memories, each a bulk import).
+    if not (
+        canonical.isprintable()
+        and not canonical.startswith(" ")
+        and not canonical.endswith(" ")
+        and "  " not in canonical
+    ):
+        canonical = " ".join(canonical.split())
     digest = (_blake2b or _load_blake2b())(canonical.encode("utf-8"), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 
@@ -227,6 +237,7 @@ def index_text(text: str) -> str:
     # so Python loops once per CJK run, not once per word (bulk import indexes ~100k texts).
     parts = _CJK_SPLIT.compiled.split(normalize(text))
     words = _WORD.compiled.findall
+    ascii_words = _ASCII_WORD.findall
     pieces = words(parts[0])
     for number in range(1, len(parts), 2):
         run = parts[number]
@@ -234,8 +245,19 @@ def index_text(text: str) -> str:
         # (joined in C by map, ~1.6x faster than slicing), then the last character.
         pieces += map(add, run, run[1:])
         pieces.append(run[-1])
-        pieces += words(parts[number + 1])
+        part = parts[number + 1]
+        # Between two runs there is mostly punctuation ("，" is "," by now): no word to find.
+        if part.strip(_NOT_WORD):
+            pieces += ascii_words(part) if part.isascii() else words(part)
     return " ".join(pieces)
+
+
+# Characters that never belong to a word (each matches [\W_]): ASCII punctuation, spaces and
+# controls, and the CJK punctuation NFKC leaves as it is.
+_NOT_WORD = "".join(chr(c) for c in range(128) if not chr(c).isalnum()) + (
+    "\u3001\u3002\u300c\u300d\u300e\u300f\u3010\u3011\u300a\u300b\u2026\u00b7"
+    "\u201c\u201d\u2018\u2019"
+)
 
 
 def latin_words(text: str) -> list[str]:
