@@ -406,7 +406,7 @@ def first_secret(fields: Iterable[tuple[str, str | None]]) -> tuple[str, SecretM
     bulk import checks four fields of every record at the cost of one.
     """
     present = [(name, text) for name, text in fields if text]
-    if not present or not _may_hold_secret("\n".join(text for _, text in present)):
+    if not present or not _may_hold_secret("\n".join([text for _, text in present])):
         return None
     for name, text in present:
         matches = find_secrets(text)

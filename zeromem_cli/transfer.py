@@ -290,7 +290,7 @@ class _Plan:
         if target is None and key is not None and key in self.live_keys:
             target = self.by_uid[self.live_keys[key]]
         if target is None:
-            self._insert(record)
+            self._insert(record, key)
             report.added += 1
         elif self.on_conflict == "skip":
             report.skipped += 1
@@ -300,13 +300,13 @@ class _Plan:
             if key is not None and key in self.live_keys:
                 record.values["key"] = None
                 report.keys_dropped += 1
-            self._insert(record)
+            self._insert(record, self._key_of(record))
             report.added += 1
         else:
             self._update(target, record, key)
             report.updated += 1
 
-    def _insert(self, record: ImportRecord) -> None:
+    def _insert(self, record: ImportRecord, key: tuple[str, str, str, str] | None) -> None:
         wanted = record.requested_id
         if wanted is not None and wanted not in self.used_ids:
             record.values["id"] = wanted
@@ -315,7 +315,6 @@ class _Plan:
                 self.next_id += 1
             record.values["id"] = self.next_id
         self.used_ids.add(record.values["id"])
-        key = self._key_of(record)
         uid = record.uid
         self.by_uid[uid] = _Existing(record.values["id"], uid, record.scope_columns, key, record)
         self.inserts[uid] = record
@@ -445,13 +444,14 @@ def _import_records(
     now = to_iso(store.now())
     scope = None if all_scopes else store.scope
     validated: list[ImportRecord] = []
+    clean = store.validated_content
     for done, (where, item) in enumerate(raw, start=1):
         try:
             validated.append(
                 validate_record(
                     item,
                     where,
-                    clean=store.validated_content,
+                    clean=clean,
                     scope=scope,
                     now=now,
                     allow_secret=allow_secret,
