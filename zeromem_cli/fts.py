@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -41,22 +41,27 @@ def index_row(conn: sqlite3.Connection, row: Row) -> None:
     )
 
 
-def index_rows(conn: sqlite3.Connection, rows: Iterable[Row]) -> None:
+def index_rows(
+    conn: sqlite3.Connection, rows: Iterable[Row], contents: Sequence[str] | None = None
+) -> None:
     """Index many rows in one executemany (bulk import, rebuilds).
 
     The same ``index_values`` as one row at a time, but labels repeat from row to row (a few
     categories and tag sets, mostly no key), so each distinct one is segmented once.
+    ``contents``: each row's ``index_text(row["content"])`` when the caller has it already.
     """
     conn.executemany(
         "INSERT INTO memories_fts(rowid, content, tags, category, key) VALUES (?, ?, ?, ?, ?)",
-        _index_rows_values(rows),
+        _index_rows_values(rows, contents),
     )
 
 
-def _index_rows_values(rows: Iterable[Row]) -> Iterator[tuple[Any, str, str, str, str]]:
+def _index_rows_values(
+    rows: Iterable[Row], contents: Sequence[str] | None
+) -> Iterator[tuple[Any, str, str, str, str]]:
     tags_seen: dict[Any, str] = {}  # stored tags (JSON) -> index text
     labels_seen: dict[str, str] = {}  # category or key -> index text
-    for row in rows:
+    for number, row in enumerate(rows):
         tags, category, key = row["tags"], row["category"], row["key"] or ""
         tags_text = tags_seen.get(tags)
         if tags_text is None:
@@ -67,7 +72,8 @@ def _index_rows_values(rows: Iterable[Row]) -> Iterator[tuple[Any, str, str, str
         key_text = labels_seen.get(key)
         if key_text is None:
             key_text = labels_seen[key] = index_text(key)
-        yield row["id"], index_text(row["content"]), tags_text, category_text, key_text
+        content = contents[number] if contents is not None else index_text(row["content"])
+        yield row["id"], content, tags_text, category_text, key_text
 
 
 def unindex_row(conn: sqlite3.Connection, row: Row) -> None:

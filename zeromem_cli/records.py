@@ -23,7 +23,7 @@ from typing import Any
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import MEMORY_FIELDS, Scope
 from zeromem_cli.secrets import first_secret
-from zeromem_cli.text import clean_content, content_hash
+from zeromem_cli.text import clean_content, hash_of_normalized, normalize
 from zeromem_cli.times import from_iso, to_iso
 
 IMPORT_FORMATS = ("jsonl", "json", "csv")
@@ -90,6 +90,7 @@ class ImportRecord:
     given: frozenset[str]
     history: list[dict[str, Any]] = field(default_factory=list)
     requested_id: int | None = None
+    normalized: str | None = None  # normalize(content), computed once for hash and index
 
     @property
     def uid(self) -> str:
@@ -474,7 +475,8 @@ def validate_record(
     # field costs one dict lookup (a bulk import validates every field of every record).
     get = raw.get
     content = _content(where, get("content"), clean)
-    values: dict[str, Any] = {"content": content, "content_hash": content_hash(content)}
+    normalized = normalize(content)
+    values: dict[str, Any] = {"content": content, "content_hash": hash_of_normalized(normalized)}
     requested_id = None
     if get("id") is not None:
         requested_id = _integer(where, "id", raw["id"], 1, None)
@@ -532,7 +534,7 @@ def validate_record(
         history = _history(where, raw["history"], clean)
     if not allow_secret:
         _refuse_secrets(where, values, history)
-    return ImportRecord(where, values, given_fields, history, requested_id)
+    return ImportRecord(where, values, given_fields, history, requested_id, normalized)
 
 
 _SECRET_FIELDS = ("content", "key", "tags", "meta")

@@ -177,8 +177,14 @@ def content_hash(text: str) -> int:
     A signed 64-bit BLAKE2b digest: 8 bytes in the row and its index instead of 64 hex
     characters (the index is per scope, so a collision is a 2**-64 event per pair).
     """
+    return hash_of_normalized(normalize(text))
+
+
+def hash_of_normalized(normalized: str) -> int:
+    """``content_hash(text)`` given ``normalized = normalize(text)`` (a bulk import normalises
+    each text once, for its hash and its index text)."""
     # split() and re's \s agree on what whitespace is; join/split is ~3x faster than a sub.
-    canonical = normalize(text).casefold()
+    canonical = normalized.casefold()
     # Printable text has no whitespace but the ASCII space (every other kind is a control or
     # separator character): without a space at either end or two in a row, the join/split
     # would give it back unchanged, so it is skipped (most memories, each a bulk import).
@@ -233,9 +239,18 @@ def index_text(text: str) -> str:
     """
     if text.isascii():
         return text  # ASCII letters, digits and separators are the same to both
+    return _segmented(normalize(text))
+
+
+def index_text_of_normalized(text: str, normalized: str) -> str:
+    """``index_text(text)`` given ``normalized = normalize(text)``."""
+    return text if text.isascii() else _segmented(normalized)
+
+
+def _segmented(normalized: str) -> str:
     # Split around CJK runs (odd items): the words between them are found in C by findall,
     # so Python loops once per CJK run, not once per word (bulk import indexes ~100k texts).
-    parts = _CJK_SPLIT.compiled.split(normalize(text))
+    parts = _CJK_SPLIT.compiled.split(normalized)
     words = _WORD.compiled.findall
     ascii_words = _ASCII_WORD.findall
     pieces = words(parts[0])

@@ -30,6 +30,7 @@ from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import MEMORY_FIELDS
 from zeromem_cli.query import Filters
 from zeromem_cli.records import ImportRecord, RecordError, parse, validate_record
+from zeromem_cli.text import index_text, index_text_of_normalized
 from zeromem_cli.times import to_iso
 from zeromem_cli.uids import uid_from_db, uid_to_db
 
@@ -515,6 +516,15 @@ def _stored(values: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
+def _content_index_text(record: ImportRecord) -> str:
+    """What the index holds for a record's content (its NFKC form computed once, in
+    validation, serves the content hash and this)."""
+    content = record.values["content"]
+    if record.normalized is None:
+        return index_text(content)
+    return index_text_of_normalized(content, record.normalized)
+
+
 def _batches(items: list[Any], size: int = _BATCH) -> Iterator[list[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
@@ -584,7 +594,7 @@ def _insert_new(
             conn.executemany(insert_sql, [_stored(v) for v in rows])
         except sqlite3.IntegrityError as exc:
             raise InvalidInputError(f"import conflicts with the database: {exc}") from None
-        store.index_rows(conn, rows)
+        fts.index_rows(conn, rows, [_content_index_text(record) for record in batch])
         history = [
             (record.values["id"], *(entry[c] for c in _HISTORY_COLUMNS[1:]))
             for record in batch
