@@ -25,7 +25,7 @@ _PROBE = (
     "try:\n    main()\nexcept SystemExit:\n    pass\n"
     "print('\\n'.join(sorted(sys.modules)), file=sys.stderr)\n"
     "text = sys.modules.get('zeromem_cli.text')\n"
-    "if text is not None and text._word.cache_info().currsize:\n"
+    "if text is not None and 'compiled' in vars(text._WORD):\n"
     "    print('word-pattern-compiled', file=sys.stderr)\n"
 )
 

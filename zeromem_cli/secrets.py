@@ -14,7 +14,8 @@ echo a secret: a ``SecretMatch`` carries the rule name and a span, and messages 
 
 Public API, used by the store and by import / pack:
 ``find_secrets(text) -> list[SecretMatch]``, ``mask_secrets(text) -> str``,
-``refuse_secrets({"content": text})`` (raises ``SecretDetectedError``) and ``RULES``.
+``refuse_secrets({"content": text})`` (raises ``SecretDetectedError``), ``first_secret(fields)``
+(import: the first field of a record holding a secret) and ``RULES``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,7 @@ __all__ = [
     "SecretMatch",
     "SecretRule",
     "find_secrets",
+    "first_secret",
     "has_secret",
     "mask_secrets",
     "refuse_secrets",
@@ -308,43 +310,109 @@ _MAYBE_SECRET = re.compile(r"[=:]|[A-Za-z0-9_\-/+.]{12}|-----BEGIN")
 # and skips the rule scans, which were most of a bulk import's cost. Plain ``in`` tests: an
 # alternation regex of these costs several times more. A rule added to _RULE_SOURCES needs its
 # literal here (its sample in tests/test_secrets.py fails otherwise).
-_MARKS = (
-    "-----BEGIN ",  # private_key
-    *("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA"),  # aws_access_key_id
-    *("AIPA", "ANPA", "ANVA", "APKA", "AROA", "ASCA"),
-    *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),  # github_token
-    *("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glsoat-"),  # gitlab_token
-    *("xox", "xapp-"),  # slack_token
+# They are searched with one pattern, compiled on first use: each alternative starts with a
+# rarely seen character or a literal ("-", "_", "A", "xox", "://", "yJ", "arer"; lookbehinds
+# check what comes before it), so the regex engine skips along the text in C and stops at few
+# places: ~2x faster than an ``in`` test per literal, on text of any length.
+_MARKS_BY_CHAR = (
+    (
+        "-",
+        (
+            "-----BEGIN ",  # private_key
+            *("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glsoat-"),  # gitlab_token
+            "xapp-",  # slack_token
+            "sk-",  # anthropic_key, openai_key
+        ),
+    ),
+    (
+        "_",
+        (
+            *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),  # github_token
+            *("sk_", "rk_", "whsec_"),  # stripe_key
+        ),
+    ),
+    (
+        "A",
+        (
+            *("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA"),  # aws_access_key_id
+            *("AIPA", "ANPA", "ANVA", "APKA", "AROA", "ASCA"),
+            "AIza",  # google_api_key
+        ),
+    ),
+)
+_OTHER_MARKS = (
+    "xox",  # slack_token
     "://",  # slack_webhook, url_credentials
-    "sk-",  # anthropic_key, openai_key
-    *("sk_", "rk_", "whsec_"),  # stripe_key
-    "AIza",  # google_api_key
     "eyJ",  # jwt
     "earer",  # bearer_token
 )
+_MARKS = (*(mark for _, marks in _MARKS_BY_CHAR for mark in marks), *_OTHER_MARKS)
 # The IGNORECASE rules (aws_secret_access_key, password_assignment, api_key_assignment) name
 # one of these. casefold() maps every character that IGNORECASE matches to one of these
 # letters (the Kelvin sign, the long s) to that letter, so the test holds for them too.
 _FOLDED_MARKS = ("secret", "pass", "pwd", "key", "token")
 
 
+def _ending_with(char: str, marks: tuple[str, ...]) -> str:
+    """``char`` preceded by one of ``marks`` (each holding ``char``), found from ``char``."""
+    options = []
+    for mark in marks:
+        at = mark.index(char)  # the first occurrence: match there, look back, look ahead
+        behind, ahead = re.escape(mark[: at + 1]), re.escape(mark[at + 1 :])
+        options.append(f"(?<={behind}){ahead}" if at else ahead)
+    return re.escape(char) + "(?:" + "|".join(options) + ")"
+
+
+_cased_marks_search: Callable[[str], re.Match[str] | None] | None = None  # compiled on first use
+
+
+def _cased_marks() -> Callable[[str], re.Match[str] | None]:
+    global _cased_marks_search
+    groups = [_ending_with(char, marks) for char, marks in _MARKS_BY_CHAR]
+    pattern = re.compile("|".join([*groups, "xox", "://", "yJ(?<=eyJ)", "arer(?<=earer)"]))
+    _cased_marks_search = pattern.search
+    return _cased_marks_search
+
+
 def _has_mark(text: str) -> bool:
-    for mark in _MARKS:
-        if mark in text:
-            return True
-    folded = text.casefold()
+    if (_cased_marks_search or _cased_marks())(text) is not None:
+        return True
+    folded = text.lower() if text.isascii() else text.casefold()  # equal on ASCII, cheaper
     for mark in _FOLDED_MARKS:
         if mark in folded:
             return True
     return False
 
 
+def _may_hold_secret(text: str) -> bool:
+    """False when no rule can match ``text`` (the two cheap pre-checks above)."""
+    return _has_mark(text) and _MAYBE_SECRET.search(text) is not None
+
+
 def find_secrets(text: str) -> list[SecretMatch]:
     """Every likely credential in ``text``, in order of position; overlaps keep the first
     rule listed in ``RULES`` (the most specific)."""
-    if not _MAYBE_SECRET.search(text) or not _has_mark(text):
+    if not _may_hold_secret(text):
         return []
     return _scan(text)
+
+
+def first_secret(fields: Iterable[tuple[str, str | None]]) -> tuple[str, SecretMatch] | None:
+    """The first field (name, text pairs; None or empty skipped) holding a likely credential,
+    with its first match; None when no field does.
+
+    The pre-checks run once over all the texts joined by newlines (no literal and no token run
+    spans a newline, so the joined text passes them exactly when one of the texts does): a
+    bulk import checks four fields of every record at the cost of one.
+    """
+    present = [(name, text) for name, text in fields if text]
+    if not present or not _may_hold_secret("\n".join([text for _, text in present])):
+        return None
+    for name, text in present:
+        matches = find_secrets(text)
+        if matches:
+            return name, matches[0]
+    return None
 
 
 def _scan(text: str) -> list[SecretMatch]:

@@ -232,10 +232,14 @@ class MemoryStore:
     def _clean_content(self, content: str) -> str:
         if not isinstance(content, str):
             raise InvalidInputError("content must be text")
-        cleaned = clean_content(require_utf8(content, "content"))
+        if content.isascii():  # valid UTF-8, one byte a character: no encoding needed
+            cleaned = clean_content(content)
+            size = len(cleaned)
+        else:
+            cleaned = clean_content(require_utf8(content, "content"))
+            size = len(cleaned.encode("utf-8"))
         if not cleaned:
             raise InvalidInputError("content is empty")
-        size = len(cleaned.encode("utf-8"))
         if size > self.max_content_bytes:
             raise InvalidInputError(
                 f"content is {size} bytes, over the limit of {self.max_content_bytes} bytes"
