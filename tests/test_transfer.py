@@ -145,6 +145,22 @@ def test_json_array_errors_name_the_line(cli: Run) -> None:
     assert "line 3: field 'pinned': expected true or false" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("fmt", "data"),
+    [
+        ("jsonl", '{"content": "x", "score": NaN}\n'),  # an ignored field: once an internal error
+        ("jsonl", '{"content": "x", "meta": {"ratio": Infinity}}\n'),
+        ("json", '[{"content": "x", "history": [{"version": -Infinity}]}]'),
+        ("csv", 'content,meta\nx,"{""ratio"": NaN}"\n'),
+    ],
+)
+def test_nan_and_infinity_are_not_json(cli: Run, fmt: str, data: str) -> None:
+    result = cli("import", "-", "--format", fmt, input=data)
+    assert result.exit_code == 2
+    assert "not valid JSON" in result.stderr and "internal error" not in result.stderr
+    assert as_json(cli("list", "--json")) == []
+
+
 def test_content_rules_of_add_apply(cli: Run) -> None:
     big = "x" * (64 * 1024 + 1)
     result = cli("import", "-", input=json.dumps({"content": big}) + "\n")

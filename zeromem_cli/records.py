@@ -131,7 +131,7 @@ def detect_format(name: str | None, text: str) -> str:
         return "json"
     if stripped.startswith("{"):
         try:
-            json.loads(stripped)
+            _loads(stripped)
         except ValueError:
             return "jsonl"
         return "json"
@@ -154,11 +154,20 @@ def parse(text: str, fmt: str) -> Iterator[tuple[str, Any]]:
     raise InvalidInputError(f"unknown import format {fmt!r} (use jsonl, json or csv)")
 
 
-# json's own C scanner (what json.loads runs after its checks): a line that is one object,
-# "{" to "}", and that it reads to the very end decodes to exactly what json.loads returns,
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+# Strict JSON: Python's decoder accepts NaN and Infinity, which are not JSON; a record holding
+# one could not be written back (the derived uid, meta and export encode with allow_nan=False).
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+_loads = _DECODER.decode
+
+# json's own C scanner (what ``decode`` runs after its checks): a line that is one object,
+# "{" to "}", and that it reads to the very end decodes to exactly what ``decode`` returns,
 # without the Python layers around it (~1.5x faster per line of a bulk import). Any other
-# line, and any error, goes through json.loads, which gives the usual message.
-_scan_json = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+# line, and any error, goes through ``decode``, which gives the usual message.
+_scan_json = _DECODER.scan_once  # type: ignore[attr-defined]
 
 
 def _parse_jsonl(text: str) -> Iterator[tuple[str, Any]]:
@@ -176,7 +185,7 @@ def _parse_jsonl(text: str) -> Iterator[tuple[str, Any]]:
             except (ValueError, StopIteration, RecursionError):
                 pass
         try:
-            yield where, json.loads(line)
+            yield where, _loads(line)
         except ValueError as exc:
             yield where, RecordError(where, None, f"not valid JSON ({exc})")
 
@@ -189,7 +198,7 @@ def _parse_json(text: str) -> Iterator[tuple[str, Any]]:
     stripped = text.lstrip()
     if not stripped.startswith("["):
         try:
-            data = json.loads(text)
+            data = _loads(text)
         except ValueError as exc:
             raise InvalidInputError(f"not valid JSON: {exc}") from None
         if isinstance(data, dict) and isinstance(data.get("results"), list):  # Mem0 get_all
@@ -202,7 +211,7 @@ def _parse_json(text: str) -> Iterator[tuple[str, Any]]:
             yield "record 1", data
         return
     # Walk the array element by element so each error can name the line it starts on.
-    decoder = json.JSONDecoder()
+    decoder = _DECODER
     ws = re.compile(r"\s*")
     position = ws.match(text, 0).end() + 1  # type: ignore[union-attr]
     position = ws.match(text, position).end()  # type: ignore[union-attr]
@@ -285,7 +294,7 @@ def _decode_csv_row(cells: dict[str, str], where: str) -> dict[str, Any]:
                 value = [t.strip() for t in cell.split(",") if t.strip()]
             else:
                 try:
-                    value = json.loads(cell)
+                    value = _loads(cell)
                 except ValueError:
                     raise RecordError(where, name, f"not valid JSON: {cell[:40]!r}") from None
         record[name] = value
