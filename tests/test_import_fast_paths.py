@@ -128,6 +128,10 @@ def _parsed(text: str) -> list[tuple[str, object]]:
     ]
 
 
+def _not_json(name: str) -> object:
+    raise ValueError(f"{name} is not a JSON value")  # NaN, Infinity: refused as invalid JSON
+
+
 def _parsed_by_json_loads(text: str) -> list[tuple[str, object]]:
     out: list[tuple[str, object]] = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -135,7 +139,7 @@ def _parsed_by_json_loads(text: str) -> list[tuple[str, object]]:
             continue
         where = f"line {number}"
         try:
-            out.append((where, json.loads(line)))
+            out.append((where, json.loads(line, parse_constant=_not_json)))
         except ValueError as exc:
             out.append((where, str(RecordError(where, None, f"not valid JSON ({exc})"))))
     return out

@@ -161,7 +161,14 @@ def _refuse_constant(name: str) -> Any:
 # Strict JSON: Python's decoder accepts NaN and Infinity, which are not JSON; a record holding
 # one could not be written back (the derived uid, meta and export encode with allow_nan=False).
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
-_loads = _DECODER.decode
+
+
+def _loads(text: str) -> Any:
+    """``json.loads`` refusing NaN and Infinity (the same checks and messages otherwise)."""
+    if text.startswith("\ufeff"):
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    return _DECODER.decode(text)
+
 
 # json's own C scanner (what ``decode`` runs after its checks): a line that is one object,
 # "{" to "}", and that it reads to the very end decodes to exactly what ``decode`` returns,
