@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import re
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from zeromem_cli.pack import Candidate, PackResult, Weights
 from zeromem_cli.plain import FrozenRecord, Record
 from zeromem_cli.query import Filters, Term
 from zeromem_cli.search import Ranking
+from zeromem_cli.secrets import SecretMatch, SecretRule
 from zeromem_cli.window import Window
 
 MEMORY = Memory(1, "u-1", "text")
@@ -32,6 +34,8 @@ SAMPLES: list[Record] = [
     Filters(category="fact", tags=["a"]),
     Term("report", prefix=True),
     Ranking(pool=0, prefix=False),
+    SecretRule("token", "A token", re.compile("tok_[a-z]+")),
+    SecretMatch("token", "A token", (3, 9)),
     Window('("report")', 41, (3, 7)),
 ]
 

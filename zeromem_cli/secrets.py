@@ -24,10 +24,10 @@ import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.errors import SecretDetectedError
+from zeromem_cli.plain import FrozenRecord
 
 __all__ = [
     "RULES",
@@ -41,27 +41,46 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class SecretRule:
+class SecretRule(FrozenRecord):
     """One kind of credential: a pattern and, optionally, a check on the captured value.
 
     When the pattern has a group named ``secret``, only that group is the secret (the
     ``password=`` before it stays readable when masked); otherwise the whole match is.
     """
 
+    __slots__ = ("name", "description", "pattern", "check")
     name: str
     description: str
     pattern: re.Pattern[str]
-    check: Callable[[str], bool] | None = None
+    check: Callable[[str], bool] | None
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        pattern: re.Pattern[str],
+        check: Callable[[str], bool] | None = None,
+    ) -> None:
+        set_field = object.__setattr__
+        set_field(self, "name", name)
+        set_field(self, "description", description)
+        set_field(self, "pattern", pattern)
+        set_field(self, "check", check)
 
 
-@dataclass(frozen=True)
-class SecretMatch:
+class SecretMatch(FrozenRecord):
     """Where a rule matched: ``text[span[0]:span[1]]`` is the secret. Never holds the secret."""
 
+    __slots__ = ("rule", "description", "span")
     rule: str
     description: str
     span: tuple[int, int]
+
+    def __init__(self, rule: str, description: str, span: tuple[int, int]) -> None:
+        set_field = object.__setattr__
+        set_field(self, "rule", rule)
+        set_field(self, "description", description)
+        set_field(self, "span", span)
 
     @property
     def start(self) -> int:
