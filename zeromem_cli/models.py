@@ -38,6 +38,22 @@ MEMORY_FIELDS = (
     "deleted_reason",
 )
 
+# Fields of a history entry in export records (after its memory's id in HistoryEntry).
+HISTORY_FIELDS = (
+    "version",
+    "content",
+    "category",
+    "tags",
+    "key",
+    "importance",
+    "pinned",
+    "meta",
+    "expires_at",
+    "valid_from",
+    "valid_to",
+    "change",
+)
+
 
 class Scope(FrozenRecord):
     """Whose memory this is. Scopes are exact: a memory is visible only from its own scope."""
@@ -147,21 +163,7 @@ class Memory(Record):
 class HistoryEntry(Record):
     """One version of a memory and the interval during which it was the current one."""
 
-    __slots__ = (
-        "memory_id",
-        "version",
-        "content",
-        "category",
-        "tags",
-        "key",
-        "importance",
-        "pinned",
-        "meta",
-        "expires_at",
-        "valid_from",
-        "valid_to",
-        "change",
-    )
+    __slots__ = ("memory_id", *HISTORY_FIELDS)
     memory_id: int
     version: int
     content: str

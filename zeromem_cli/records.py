@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.models import MEMORY_FIELDS, Scope
+from zeromem_cli.models import HISTORY_FIELDS, MEMORY_FIELDS, Scope
 from zeromem_cli.secrets import first_secret
 from zeromem_cli.text import clean_content, hash_of_normalized, normalize
 from zeromem_cli.times import from_iso, to_iso
@@ -32,20 +32,6 @@ SCOPE_FIELDS = ("user", "agent", "session")
 # Accepted and ignored: search results carry a score; history is handled separately.
 IGNORED_FIELDS = frozenset({"score"})
 KNOWN_FIELDS = frozenset(MEMORY_FIELDS) | IGNORED_FIELDS | {"history"}
-HISTORY_FIELDS = (
-    "version",
-    "content",
-    "category",
-    "tags",
-    "key",
-    "importance",
-    "pinned",
-    "meta",
-    "expires_at",
-    "valid_from",
-    "valid_to",
-    "change",
-)
 # uids derived for records that carry none, so re-importing the same file changes nothing.
 _UID_NAMESPACE = uuid.UUID("6c1f8a52-3b1e-4f0e-9a57-0d6c4e1f2a90")
 _CANONICAL_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z")

@@ -27,7 +27,7 @@ from typing import IO, TYPE_CHECKING, Any
 from zeromem_cli import fts
 from zeromem_cli.db import map_error
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.models import MEMORY_FIELDS
+from zeromem_cli.models import HISTORY_FIELDS, MEMORY_FIELDS
 from zeromem_cli.query import Filters
 from zeromem_cli.records import ImportRecord, RecordError, parse, validate_record
 from zeromem_cli.text import index_text, index_text_of_normalized
@@ -43,20 +43,7 @@ CONFLICT_POLICIES = ("skip", "update", "duplicate")
 COLUMNS = ("content_hash", *MEMORY_FIELDS)
 # Columns compared to decide whether an update changes anything.
 _COMPARED = tuple(c for c in COLUMNS if c not in ("id", "uid", "content_hash"))
-_HISTORY_COLUMNS = (
-    "memory_id",
-    "content",
-    "category",
-    "tags",
-    "key",
-    "importance",
-    "pinned",
-    "meta",
-    "expires_at",
-    "valid_from",
-    "valid_to",
-    "change",
-)
+_HISTORY_COLUMNS = ("memory_id", *HISTORY_FIELDS[1:])  # the version is implied by order
 _BATCH = 5000
 IMPORT_CACHE_KIB = -64 * 1024  # negative: KiB, as PRAGMA cache_size takes it
 
