@@ -109,6 +109,17 @@ def pack(
             "memories [default: pack.inherit, false].",
         ),
     ] = None,
+    pinned_share: Annotated[
+        Optional[float],
+        typer.Option(
+            "--pinned-share",
+            min=0.0,
+            max=1.0,
+            help="Most of the budget pinned memories take first; past it they compete by "
+            "score (1: all pinned first) [default: pack.pinned_share, 0.5].",
+            show_default=False,
+        ),
+    ] = None,
     db: DbOption = None,
     user: UserOption = None,
     agent: AgentOption = None,
@@ -141,7 +152,9 @@ def pack(
             touch=not no_touch,
             reveal=reveal,
             inherit=inherit if inherit is not None else config.get("pack.inherit"),
-            pinned_share=config.get("pack.pinned_share"),
+            pinned_share=(
+                pinned_share if pinned_share is not None else config.get("pack.pinned_share")
+            ),
         )
         record_operation(
             store,
