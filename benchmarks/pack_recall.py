@@ -25,8 +25,8 @@ from pathlib import Path
 
 from benchmarks.datasets import Conversation, load_chinese, load_locomo
 from zeromem_cli import MemoryStore
-from zeromem_cli.pack_format import Formatter, plain_content
-from zeromem_cli.tokens import get_tokenizer
+from zeromem_cli.pack.format import Formatter, plain_content
+from zeromem_cli.pack.tokens import get_tokenizer
 
 BUDGETS = (250, 500, 1000, 2000)
 CACHE = Path(__file__).resolve().parent / ".cache"

@@ -30,9 +30,9 @@ from pathlib import Path
 
 from benchmarks.datasets import CATEGORY_NAMES, REPO, Conversation, load_chinese, load_locomo
 from zeromem_cli import MemoryStore
-from zeromem_cli.lexicon import ENGLISH_STOP_WORDS
 from zeromem_cli.search import Ranking
-from zeromem_cli.text import INDEX_VERSION
+from zeromem_cli.text.lexicon import ENGLISH_STOP_WORDS
+from zeromem_cli.text.normalize import INDEX_VERSION
 
 CACHE = REPO / "benchmarks" / ".cache"
 KS = (1, 5, 10, 20)

@@ -409,8 +409,8 @@ def import_time(env: dict[str, str], top: int = 12) -> dict[str, Any]:
             "json",
             "typer",
             "secrets",
-            "zeromem_cli.pack",
-            "zeromem_cli.secrets",
+            "zeromem_cli.pack.select",
+            "zeromem_cli.text.secrets",
         )
         if any(m == n for _, _, m in best)
     ]

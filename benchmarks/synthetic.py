@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from zeromem_cli.storage.uids import uid_to_db
 from zeromem_cli.store import MemoryStore
-from zeromem_cli.text import INDEX_VERSION, content_hash
+from zeromem_cli.text.normalize import INDEX_VERSION, content_hash
 from zeromem_cli.times import to_iso
-from zeromem_cli.uids import uid_to_db
 
 CACHE = Path(__file__).resolve().parent / ".cache"
 SEED = 20261130

@@ -45,7 +45,7 @@ class SchemaError(StoreError):
 
 
 class SecretDetectedError(InvalidInputError):
-    """Text to be stored looks like a credential (see ``zeromem_cli.secrets``); refused unless
+    """Text to be stored looks like a credential (see ``zeromem_cli.text.secrets``); refused unless
     the caller allows secrets. ``rules`` names what matched; the secret itself is never echoed.
     Exit code 2, like every other content rule: the input is refused, nothing was written."""
 

@@ -233,7 +233,7 @@ class WriteResult(Record):
     __slots__ = ("memory", "action", "similar")
     memory: Memory
     action: str
-    # Near-duplicates found (id, similarity), most similar first; see zeromem_cli.similarity.
+    # Near-duplicates found (id, similarity), most similar first; see zeromem_cli.text.similarity.
     similar: list[tuple[int, float]]
 
     def __init__(

@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
-from zeromem_cli.db import BUSY_TIMEOUT_SECONDS
 from zeromem_cli.plain import Record
+from zeromem_cli.storage.db import BUSY_TIMEOUT_SECONDS
 from zeromem_cli.times import to_iso
 
 if TYPE_CHECKING:

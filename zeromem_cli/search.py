@@ -26,10 +26,12 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.lexicon import IRREGULAR_FORMS, MONTHS
 from zeromem_cli.models import Scope
 from zeromem_cli.plain import FrozenRecord
-from zeromem_cli.query import (
+from zeromem_cli.storage.window import Window, any_of, find_window
+from zeromem_cli.text.lexicon import IRREGULAR_FORMS, MONTHS
+from zeromem_cli.text.normalize import fold, latin_words, normalize
+from zeromem_cli.text.query import (
     MAX_TERMS,
     PREFIX_MIN_LENGTH,
     Filters,
@@ -38,9 +40,7 @@ from zeromem_cli.query import (
     expand_terms,
     query_terms,
 )
-from zeromem_cli.text import fold, latin_words, normalize
 from zeromem_cli.times import from_iso
-from zeromem_cli.window import Window, any_of, find_window
 
 # BM25 column weights: content, tags, category, key. Labels the user chose count more.
 BM25_WEIGHTS = (1.0, 2.0, 1.5, 3.0)
@@ -252,7 +252,7 @@ def ranked_candidates(
 
     ``words`` (the terms of each query word, which ``match`` ORs, or ANDs with ``every``)
     allows bounded ranking: when a word has more than ``window.LARGE`` matches, only the
-    newest matches and every match of the rare words are ranked (``zeromem_cli.window``),
+    newest matches and every match of the rare words are ranked (``zeromem_cli.storage.window``),
     unless too few of those are visible.
     """
     where, params = filters.where(now)

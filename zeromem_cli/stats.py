@@ -11,10 +11,10 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from zeromem_cli.db import map_error
 from zeromem_cli.oplog import summarize
+from zeromem_cli.pack.tokens import count_tokens
+from zeromem_cli.storage.db import map_error
 from zeromem_cli.times import to_iso
-from zeromem_cli.tokens import count_tokens
 
 if TYPE_CHECKING:
     from zeromem_cli.store import MemoryStore

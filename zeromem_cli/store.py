@@ -19,26 +19,27 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from zeromem_cli import fts, migrations, validation
-from zeromem_cli.db import connect, map_error, retry_busy
+from zeromem_cli import validation
 from zeromem_cli.errors import InvalidInputError, NotFoundError, StoreError
 from zeromem_cli.models import HistoryEntry, Memory, Scope
-from zeromem_cli.query import Filters
 from zeromem_cli.search import BM25_WEIGHTS, DEFAULT_RANKING, Ranking, run_search
-from zeromem_cli.text import (
+from zeromem_cli.storage import fts, migrations
+from zeromem_cli.storage.db import connect, map_error, retry_busy
+from zeromem_cli.storage.uids import uid_from_db
+from zeromem_cli.text.normalize import (
     INDEX_VERSION,
     clean_content,
     require_utf8,
 )
+from zeromem_cli.text.query import Filters
 from zeromem_cli.times import Clock, from_iso, parse_expiry, to_iso, utcnow
-from zeromem_cli.uids import uid_from_db
 from zeromem_cli.validation import MAX_ID
 from zeromem_cli.writes import MemoryWrites
 
 DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
 
 if TYPE_CHECKING:
-    from zeromem_cli.pack import PackResult
+    from zeromem_cli.pack.select import PackResult
 
 
 class MemoryStore(MemoryWrites):
@@ -519,10 +520,10 @@ class MemoryStore(MemoryWrites):
     def pack(self, query: str | None = None, **options: Any) -> PackResult:
         """The most relevant memories that fit a token budget, formatted for an LLM prompt.
 
-        See ``zeromem_cli.pack.pack`` for the options (budget, tokenizer, format, header,
+        See ``zeromem_cli.pack.select.pack`` for the options (budget, tokenizer, format, header,
         weights, filters, touch).
         """
-        from zeromem_cli.pack import pack
+        from zeromem_cli.pack.select import pack
 
         return pack(self, query, **options)
 

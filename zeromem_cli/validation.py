@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.text import clean_content, require_utf8
+from zeromem_cli.text.normalize import clean_content, require_utf8
 
 MAX_LABEL = 200
 MAX_ID = 2**63 - 1  # the largest SQLite integer: ids and limits beyond it cannot be bound

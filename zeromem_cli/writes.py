@@ -17,11 +17,12 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from zeromem_cli import fts, validation
+from zeromem_cli import validation
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Memory, Scope, WriteResult
-from zeromem_cli.query import Filters
-from zeromem_cli.text import content_hash
+from zeromem_cli.storage import fts
+from zeromem_cli.text.normalize import content_hash
+from zeromem_cli.text.query import Filters
 from zeromem_cli.times import from_iso, to_iso
 
 DEFAULT_CATEGORY = "general"
@@ -255,7 +256,7 @@ class MemoryWrites:
     def _similar(self, scope: Scope, content: str) -> builtins.list[tuple[Memory, float]]:
         """Live memories of ``scope`` that look like rephrasings of ``content``."""
         from zeromem_cli.search import ranked_candidates
-        from zeromem_cli.similarity import candidate_match, nearest
+        from zeromem_cli.text.similarity import candidate_match, nearest
 
         match = candidate_match(self._conn, content)
         if match is None:
@@ -424,7 +425,7 @@ class MemoryWrites:
 
 def _refuse_secrets(fields: dict[str, Any]) -> None:
     """Refuse likely credentials in the text fields of a write (see ``secrets``)."""
-    from zeromem_cli.secrets import refuse_secrets
+    from zeromem_cli.text.secrets import refuse_secrets
 
     refuse_secrets(
         {name: fields.get(name) for name in ("content", "key", "tags", "meta")},

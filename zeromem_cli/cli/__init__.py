@@ -19,7 +19,7 @@ import typer
 from typer._click.exceptions import NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
-from zeromem_cli import render
+from zeromem_cli.cli import render
 from zeromem_cli.errors import ZeromemError
 
 EXIT_OK = 0
@@ -202,7 +202,7 @@ def _build_command(name: str) -> Any:
 
 def _require_utf8_arguments(args: Any) -> None:
     """Undecodable bytes in argv arrive as lone surrogates: refuse them before any work."""
-    from zeromem_cli.text import require_utf8
+    from zeromem_cli.text.normalize import require_utf8
 
     for number, arg in enumerate(args or (), start=1):
         if isinstance(arg, str):

@@ -9,8 +9,7 @@ from typing import Annotated
 
 import typer
 
-from zeromem_cli import render, render_info
-from zeromem_cli.cli import app
+from zeromem_cli.cli import app, render, render_info
 from zeromem_cli.cli.options import (
     AgentOption,
     DbOption,

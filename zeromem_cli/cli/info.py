@@ -4,8 +4,7 @@ from typing import Annotated
 
 import typer
 
-from zeromem_cli import render_info
-from zeromem_cli.cli import app
+from zeromem_cli.cli import app, render_info
 from zeromem_cli.cli.options import (
     AgentOption,
     DbOption,

@@ -8,8 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from zeromem_cli import render
-from zeromem_cli.cli import app
+from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
     AgentOption,
     CategoryOption,

@@ -6,8 +6,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from zeromem_cli import render
-from zeromem_cli.cli import app
+from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
     AgentOption,
     CategoryOption,
@@ -26,7 +25,7 @@ from zeromem_cli.cli.options import (
 )
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.oplog import record_operation
-from zeromem_cli.query import Filters
+from zeromem_cli.text.query import Filters
 
 MetaOption = Annotated[
     Optional[list[str]],

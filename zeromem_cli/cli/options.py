@@ -12,9 +12,9 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from zeromem_cli.cli.render import OutputFormat
 from zeromem_cli.config import Config
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.render import OutputFormat
 
 SCOPE_PANEL = "Database and scope"
 

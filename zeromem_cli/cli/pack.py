@@ -9,8 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from zeromem_cli import render
-from zeromem_cli.cli import app
+from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
     AgentOption,
     CategoryOption,
@@ -127,8 +126,8 @@ def pack(
 ) -> None:
     """Print the most relevant memories that fit a token budget, ready to pipe into an LLM."""
     from zeromem_cli.oplog import record_operation
-    from zeromem_cli.pack import Weights
-    from zeromem_cli.query import Filters
+    from zeromem_cli.pack.select import Weights
+    from zeromem_cli.text.query import Filters
     from zeromem_cli.times import parse_since, utcnow
 
     config = settings()

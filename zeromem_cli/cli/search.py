@@ -4,8 +4,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from zeromem_cli import render
-from zeromem_cli.cli import app
+from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
     AgentOption,
     CategoryOption,
@@ -54,7 +53,7 @@ def search(
     """Search memories, best match first."""
     # Imported here: building the command (and --help) must not load the core.
     from zeromem_cli.oplog import record_operation
-    from zeromem_cli.query import Filters
+    from zeromem_cli.text.query import Filters
     from zeromem_cli.times import parse_since, utcnow
 
     text = read_text_argument(query)

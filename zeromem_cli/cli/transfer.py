@@ -1,4 +1,4 @@
-"""``export`` and ``import``: thin wrappers over ``zeromem_cli.transfer``.
+"""``export`` and ``import``: thin wrappers over ``zeromem_cli.transfer.imports``.
 
 The progress bar (rich) is drawn only when stderr is a terminal, and imported only then.
 """
@@ -12,8 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from zeromem_cli import render, render_info
-from zeromem_cli.cli import app
+from zeromem_cli.cli import app, render, render_info
 from zeromem_cli.cli.options import (
     AgentOption,
     CategoryOption,
@@ -27,7 +26,7 @@ from zeromem_cli.cli.options import (
     open_store,
 )
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.query import Filters
+from zeromem_cli.text.query import Filters
 from zeromem_cli.times import parse_since, utcnow
 
 
@@ -91,7 +90,7 @@ def export(
 ) -> None:
     """Export memories (jsonl by default: every field, one JSON object a line)."""
     from zeromem_cli.oplog import record_operation
-    from zeromem_cli.transfer import export_records, write_atomically, write_export
+    from zeromem_cli.transfer.imports import export_records, write_atomically, write_export
 
     _check_scope_options(all_scopes, user, agent, session)
     now = utcnow()
@@ -215,8 +214,8 @@ def import_(
 ) -> None:
     """Import memories from jsonl, json, csv or a Mem0 get_all dump (idempotent by uid)."""
     from zeromem_cli.oplog import record_operation
-    from zeromem_cli.records import detect_format
-    from zeromem_cli.transfer import InvalidRecordsError, import_text
+    from zeromem_cli.transfer.imports import InvalidRecordsError, import_text
+    from zeromem_cli.transfer.read import detect_format
 
     _check_scope_options(all_scopes, user, agent, session)
     name, text = _read_input(source)

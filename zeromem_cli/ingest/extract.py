@@ -25,8 +25,8 @@ from typing import Any
 
 from zeromem_cli.ingest.formats import Message
 from zeromem_cli.ingest.rules import Rule
-from zeromem_cli.query import query_terms
-from zeromem_cli.text import has_cjk
+from zeromem_cli.text.normalize import has_cjk
+from zeromem_cli.text.query import query_terms
 
 
 @dataclass

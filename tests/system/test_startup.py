@@ -1,0 +1,404 @@
+"""Start-up stays small: what each hot command may load, and the shortcuts that keep it small
+(lazy commands, XDG paths without platformdirs, pre-checks before the secret rules) answer
+exactly as the slow paths they stand in for. Behaviour, not timing."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import platformdirs
+import pytest
+from typer.testing import CliRunner
+
+from zeromem_cli import MemoryStore, paths
+from zeromem_cli.cli import COMMAND_MODULES, app
+from zeromem_cli.text import normalize as text
+from zeromem_cli.text import secrets
+
+# Loaded by the real process, one command each, then the module names it holds are printed.
+_PROBE = (
+    "import sys\n"
+    "from zeromem_cli.cli import main\n"
+    "sys.argv = ['zeromem', *sys.argv[1:]]\n"
+    "try:\n    main()\nexcept SystemExit:\n    pass\n"
+    "print('\\n'.join(sorted(sys.modules)), file=sys.stderr)\n"
+    "text = sys.modules.get('zeromem_cli.text.normalize')\n"
+    "if text is not None and 'compiled' in vars(text._WORD):\n"
+    "    print('word-pattern-compiled', file=sys.stderr)\n"
+)
+
+# Never needed to search, pack or add (each is a feature of its own or an optional heavy
+# dependency); a module-level import of one of them on the hot path fails here.
+_NEVER = {
+    "rich",
+    "sqlite_utils",
+    "platformdirs",  # paths computes the Linux XDG dirs itself
+    "tomllib",  # no config file in these tests
+    "tiktoken",
+    "zeromem_cli.transfer.imports",
+    "zeromem_cli.transfer.read",
+    "zeromem_cli.lifecycle",
+    "zeromem_cli.stats",
+    "zeromem_cli.cli.render_info",
+    "zeromem_cli.ingest",
+    "zeromem_cli.cli.transfer",
+    "zeromem_cli.cli.ingest",
+    "zeromem_cli.cli.lifecycle",
+    "zeromem_cli.cli.config",
+    "zeromem_cli.cli.info",
+    "zeromem_cli.cli.completions",
+}
+_NOT_FOR = {
+    "search": {
+        "zeromem_cli.pack.select",
+        "zeromem_cli.text.secrets",
+        "zeromem_cli.text.similarity",
+        "zeromem_cli.cli.memories",
+        "zeromem_cli.cli.pack",
+        "zeromem_cli.pack.tokens",
+        "zeromem_cli.pack.context",
+        "hashlib",
+        "gzip",
+        "base64",
+    },
+    "pack": {"zeromem_cli.cli.memories", "zeromem_cli.cli.search", "gzip", "base64"},
+    "add": {"zeromem_cli.pack.select", "zeromem_cli.pack.tokens", "zeromem_cli.cli.search", "gzip"},
+}
+
+
+def _loaded(args: list[str], home: Path) -> set[str]:
+    env = {**os.environ, "ZEROMEM_HOME": str(home)}
+    result = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(result.stderr.split())
+
+
+@pytest.fixture(scope="module")
+def hot_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("hot") / "memories.db"
+    with MemoryStore(db) as store:
+        store.add("the weekly report goes out on Friday", tags=["work"])
+        store.add("周报每周五发送")
+    return db
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["search", "weekly report"],
+        ["search", "周报 report"],
+        ["pack", "weekly report", "--no-touch"],
+        ["pack", "周报 report", "--no-touch"],
+        ["add", "a new memory about the release plan"],
+    ],
+    ids=lambda args: " ".join(args[:2]),
+)
+def test_hot_commands_load_only_what_they_use(
+    args: list[str], hot_db: Path, tmp_path: Path
+) -> None:
+    loaded = _loaded([*args, "--db", str(hot_db)], tmp_path / "home")
+    assert f"zeromem_cli.cli.{COMMAND_MODULES[args[0]]}" in loaded  # the probe ran the command
+    top_level = {name.split(".")[0] for name in loaded}
+    unexpected = {m for m in _NEVER | _NOT_FOR[args[0]] if m in loaded or m in top_level}
+    assert not unexpected, f"`zeromem {args[0]}` imported {sorted(unexpected)}"
+    if args[0] in ("search", "pack"):  # reading Chinese text compiles the CJK class once only
+        assert "word-pattern-compiled" not in loaded
+
+
+def test_cli_import_alone_loads_no_command_and_no_core(tmp_path: Path) -> None:
+    code = "import sys, zeromem_cli.cli; print('\\n'.join(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(out.stdout.split())
+    commands = {f"zeromem_cli.cli.{module}" for module in COMMAND_MODULES.values()}
+    assert not loaded & commands
+    assert not loaded & {"zeromem_cli.store", "zeromem_cli.search", "sqlite3", "rich"}
+
+
+def test_command_table_names_the_module_of_every_command() -> None:
+    for module in set(COMMAND_MODULES.values()):
+        __import__(f"zeromem_cli.cli.{module}")
+    registered: dict[str, str] = {}
+    for info in app.registered_commands:
+        assert info.callback is not None
+        name = info.name or info.callback.__name__.lower().replace("_", "-")
+        registered[name] = info.callback.__module__
+    for group in app.registered_groups:
+        assert group.name and group.typer_instance is not None
+        first = group.typer_instance.registered_commands[0].callback
+        assert first is not None
+        registered[group.name] = first.__module__
+    assert {name: f"zeromem_cli.cli.{module}" for name, module in COMMAND_MODULES.items()} == (
+        registered
+    )
+
+
+def test_command_signatures_are_not_postponed_annotations() -> None:
+    # Typer compiles a string annotation again (typing.get_type_hints) for each parameter of
+    # the command being run: ~2 ms for pack's twenty. Command modules keep real annotations.
+    for module in set(COMMAND_MODULES.values()):
+        __import__(f"zeromem_cli.cli.{module}")
+    callbacks = [info.callback for info in app.registered_commands]
+    for group in app.registered_groups:
+        assert group.typer_instance is not None
+        callbacks += [info.callback for info in group.typer_instance.registered_commands]
+    for callback in callbacks:
+        assert callback is not None
+        postponed = [
+            name for name, hint in callback.__annotations__.items() if isinstance(hint, str)
+        ]
+        assert not postponed, f"{callback.__module__}.{callback.__name__}: {postponed}"
+
+
+def test_every_command_is_built_on_demand_and_help_lists_them_all() -> None:
+    runner = CliRunner()
+    for name in COMMAND_MODULES:
+        result = runner.invoke(app, [name, "--help"])
+        assert result.exit_code == 0 and "Usage: zeromem " + name in result.stdout, name
+    listed = runner.invoke(app, ["--help"]).stdout
+    assert all(re.search(rf"^\s+{name}\s", listed, re.MULTILINE) for name in COMMAND_MODULES)
+
+
+def test_unknown_command_still_suggests_the_lazy_ones() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "zeromem_cli", "exprot"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 2
+    assert "Did you mean 'export'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"HOME": "/home/ada"},
+        {"HOME": "/home/ada/"},
+        {"HOME": "/"},
+        {"HOME": "/home/ada", "XDG_CONFIG_HOME": "/cfg", "XDG_DATA_HOME": "/data/"},
+        {"HOME": "/home/ada", "XDG_CONFIG_HOME": "relative/cfg", "XDG_DATA_HOME": ""},
+        {"HOME": "relative-home", "XDG_CONFIG_HOME": "/cfg"},
+    ],
+)
+def test_xdg_dirs_match_platformdirs(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ZEROMEM_HOME", raising=False)
+    for name in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert paths.config_dir() == Path(platformdirs.user_config_dir("zeromem", appauthor=False))
+    assert paths.data_dir() == Path(platformdirs.user_data_dir("zeromem", appauthor=False))
+
+
+def _variants(sample: str) -> list[str]:
+    return [
+        sample,
+        sample.upper(),
+        sample.lower(),
+        sample.swapcase(),
+        f"note: {sample} (see ticket)",
+        sample.replace("=", ": "),
+        sample.replace("K", "\u212a").replace("s", "\u017f"),  # letters IGNORECASE folds
+    ]
+
+
+def test_secret_pre_checks_never_hide_what_the_rules_find() -> None:
+    from tests.core.test_secrets import ORDINARY, SAMPLES
+
+    texts = [t.format(s=s) for _, t, s in SAMPLES] + list(ORDINARY)
+    for sample in texts:
+        for variant in _variants(sample):
+            assert secrets.find_secrets(variant) == secrets._scan(variant), variant
+
+
+def test_lazy_cjk_pattern_answers_as_the_compiled_one() -> None:
+    compiled = re.compile(f"[{text.CJK_CLASS}]+")
+    for sample in ("plain ascii text", "", "周报 weekly 报告", "カタカナ and 한국어", "café"):
+        assert text.CJK_RUN.findall(sample) == compiled.findall(sample)
+        assert text.CJK_RUN.sub(" ", sample) == compiled.sub(" ", sample)
+        assert bool(text.CJK_RUN.search(sample)) == bool(compiled.search(sample))
+        assert bool(text.CJK_RUN.match(sample)) == bool(compiled.match(sample))
+
+
+def test_word_pattern_is_the_lookahead_one_for_every_character() -> None:
+    # The index and the query side both use it: a changed word boundary would need a reindex.
+    reference = re.compile(f"(?:(?![{text.CJK_CLASS}])[^\\W_])")
+    faster = re.compile(text._WORD_PATTERN.removesuffix("+"))
+    for code in [*range(0x3000), *range(0x3000, 0x10000, 7), *range(0x1F000, 0x2FA20, 13)]:
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        assert bool(reference.fullmatch(char)) == bool(faster.fullmatch(char)), hex(code)
+
+
+def test_latin_words_finds_the_runs_of_the_word_pattern() -> None:
+    import random
+
+    pattern = re.compile(text._WORD_PATTERN)
+    alphabet = [
+        *"ab Z9_-.,:",
+        *"周报发送ひらカナ한국゠・゛ßéÅ\u3099",
+        "🤖",
+        "\u3000",
+        "ｆｕｌｌ",
+        "Ⅻ",
+    ]
+    rng = random.Random(9)
+    for _ in range(3000):
+        sample = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        assert text.latin_words(sample) == pattern.findall(text.normalize(sample)), repr(sample)
+
+
+_AWKWARD = [
+    "plain words",
+    "  padded\u3000ideographic\xa0nbsp\u2028line sep\t tab ",
+    "crlf\r\nand\rcr",
+    "bell\x07 esc\x1b[31m del\x7f c1\x85",
+    "周报 每周五\n发送",
+    "ß Straße ǅ",
+    "",
+    " \n ",
+]
+
+
+def test_clean_content_and_content_hash_keep_their_exact_results() -> None:
+    import hashlib
+
+    control = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+    for sample in _AWKWARD:
+        slow = control.sub("", sample.replace("\r\n", "\n").replace("\r", "\n")).strip()
+        assert text.clean_content(sample) == slow
+        canonical = re.sub(r"\s+", " ", text.normalize(sample).casefold()).strip()
+        digest = hashlib.blake2b(canonical.encode("utf-8"), digest_size=8).digest()
+        assert text.content_hash(sample) == int.from_bytes(digest, "big", signed=True)
+
+
+def test_index_text_is_the_token_by_token_one() -> None:
+    import random
+
+    cjk = text.CJK_CLASS
+    token = re.compile(f"(?:(?![{cjk}])[^\\W_])+|[{cjk}]+")
+    cjk_start = re.compile(f"[{cjk}]")
+
+    def reference(sample: str) -> str:  # the implementation before the split-based one
+        if sample.isascii():
+            return sample
+        pieces: list[str] = []
+        for match in token.finditer(text.normalize(sample)):
+            word = match.group(0)
+            pieces.extend(text.cjk_grams(word) if cjk_start.match(word) else [word])
+        return " ".join(pieces)
+
+    alphabet = (
+        list("ab Z9_-.,:")
+        + list("周报发送会议ひらカナ한국゠・゛ßéÅ")
+        + ["🤖", "\u3000", "ｆｕｌｌ"]
+    )
+    rng = random.Random(8)
+    for _ in range(3000):
+        sample = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        assert text.index_text(sample) == reference(sample), repr(sample)
+
+
+def test_main_can_run_twice_in_one_process(hot_db: Path, tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from zeromem_cli.cli import main\n"
+        "db = sys.argv[1]\n"
+        "for args in (['search', 'weekly'], ['search', 'report'], ['list'], ['search', '周报']):\n"
+        "    sys.argv = ['zeromem', *args, '--db', db]\n"
+        "    try:\n        main()\n    except SystemExit as exc:\n"
+        "        assert exc.code == 0, (args, exc.code)\n"
+    )
+    env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(hot_db)], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("weekly report goes out") == 3  # both searches, and list
+    assert "周报每周五发送" in result.stdout
+
+
+def test_query_terms_are_those_of_the_run_by_run_splitting() -> None:
+    import random
+
+    from zeromem_cli.text.lexicon import (
+        CHINESE_STOP_PHRASES,
+        CJK_PARTICLES,
+        CJK_WEAK_CHARACTERS,
+        ENGLISH_STOP_WORDS,
+    )
+    from zeromem_cli.text.query import query_terms
+
+    def split_run(run: str) -> list[str]:  # the implementation before phrases per text
+        pieces = [run]
+        for phrase in [phrase for phrase in CHINESE_STOP_PHRASES if phrase in run]:
+            pieces = [p for piece in pieces for p in piece.split(phrase) if p]
+        split: list[str] = []
+        for piece in pieces:
+            current = ""
+            for char in piece:
+                if char in CJK_PARTICLES:
+                    if current:
+                        split.append(current)
+                    current = ""
+                else:
+                    current += char
+            if current:
+                split.append(current)
+        return [p for p in split if not (len(p) == 1 and p in CJK_WEAK_CHARACTERS)]
+
+    def reference(sample: str, drop: bool) -> list[str]:
+        terms = [
+            word
+            for word in text.latin_words(text.CJK_RUN.sub(" ", text.normalize(sample)))
+            if not (drop and word.lower() in ENGLISH_STOP_WORDS)
+        ]
+        for run in text.cjk_runs(sample):
+            for piece in split_run(run) if drop else [run]:
+                terms.extend(text.cjk_bigrams(piece) if len(piece) > 1 else [piece])
+        distinct: dict[str, str] = {}
+        for term in terms:
+            distinct.setdefault(term.lower(), term)
+        return list(distinct.values())
+
+    alphabet = [
+        *"周报发送的了吗是有什么时候哪里我们告诉一下",
+        "ですか",
+        " ",
+        "the",
+        "Report",
+        "？",
+        "，",
+    ]
+    rng = random.Random(10)
+    for _ in range(3000):
+        sample = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
+        for drop in (True, False):
+            assert query_terms(sample, drop_stop_words=drop) == reference(sample, drop), sample
+
+
+def test_entry_point_runs_the_command_and_leaves_the_collector_on(
+    hot_db: Path, tmp_path: Path
+) -> None:
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
+    assert '\nzeromem = "zeromem_cli.entry:main"\n' in pyproject  # the console script
+    code = (
+        "import gc, sys\n"
+        "from zeromem_cli.entry import main\n"
+        "sys.argv = ['zeromem', 'search', 'weekly', '--db', sys.argv[1]]\n"
+        "try:\n    main()\nexcept SystemExit as exc:\n"
+        "    print('exit', exc.code, gc.isenabled(), file=sys.stderr)\n"
+    )
+    env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(hot_db)], env=env, capture_output=True, text=True
+    )
+    assert "exit 0 True" in result.stderr
+    assert "weekly report goes out" in result.stdout

@@ -1,0 +1,110 @@
+"""Printing for the housekeeping commands: config, path, stats, import reports.
+
+Same rules as ``render``: data to stdout (JSON with --json, tab-separated lines otherwise),
+messages to stderr, rich only for a table on a terminal and imported there.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from zeromem_cli.cli.render import _console, _escape, dumps, message
+
+
+def config_value(value: Any) -> str:
+    """A setting as text, the way ``config set`` accepts it back."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def config_items(items: list[dict[str, Any]], as_json: bool) -> None:
+    if as_json:
+        print(dumps(items))
+        return
+    if not sys.stdout.isatty():
+        for item in items:
+            print(f"{item['key']}\t{config_value(item['value'])}\t{item['source']}")
+        return
+    from rich.table import Table
+
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    for name in ("key", "value", "source", "description"):
+        table.add_column(name, overflow="fold")
+    for item in items:
+        table.add_row(
+            *_escape([item["key"], config_value(item["value"]), item["source"], item["help"]])
+        )
+    _console().print(table)
+
+
+def single_value(value: Any, as_json: bool) -> None:
+    print(dumps(value) if as_json else config_value(value))
+
+
+def paths(entries: dict[str, str], as_json: bool) -> None:
+    if as_json:
+        print(dumps(entries))
+    else:
+        for name, value in entries.items():
+            print(f"{name}\t{value}")
+
+
+def _human_bytes(size: int) -> str:
+    amount = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if amount < 1024 or unit == "GiB":
+            return f"{amount:.0f} {unit}" if unit == "B" else f"{amount:.1f} {unit}"
+        amount /= 1024
+    return f"{size} B"  # pragma: no cover
+
+
+def stats(data: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print(dumps(data))
+        return
+    counts = data["memories"]
+    tokens = data["tokens"]
+    lines = [
+        ("scope", "all scopes" if data["scope"] == "all" else "current scope"),
+        ("live", str(counts["live"])),
+        ("expired", str(counts["expired"])),
+        ("trash", str(counts["trash"])),
+        ("pinned", str(counts["pinned"])),
+        ("with keys", str(counts["with_keys"])),
+        ("database size", _human_bytes(data["database_bytes"])),
+        ("stored tokens (approx)", str(tokens["stored"])),
+    ]
+    if tokens["pack_average"] is None:
+        lines.append(("pack average tokens", "no pack runs logged yet"))
+    else:
+        lines.append(
+            ("pack average tokens", f"{tokens['pack_average']:g} over {tokens['pack_runs']} runs")
+        )
+        if tokens["pack_saving"] is not None:
+            lines.append(("pack saves", f"{tokens['pack_saving']:.1%} of stored tokens"))
+    for category, count in data["by_category"].items():
+        lines.append((f"category {category}", str(count)))
+    for scope in data["by_scope"]:
+        label = " ".join(f"{k}={scope[k]}" for k in ("user", "agent", "session") if scope[k])
+        lines.append((f"scope {label or '(unscoped)'}", str(scope["live"])))
+    for op, count in data["operations"].items():
+        lines.append((f"ops {op}", str(count)))
+    width = max(len(name) for name, _ in lines)
+    tty = sys.stdout.isatty()
+    for name, value in lines:
+        print(f"{name:<{width}}  {value}" if tty else f"{name}\t{value}")
+
+
+def import_report(report: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print(dumps(report))
+        return
+    verb = "would import" if report["dry_run"] else "imported"
+    message(
+        f"{verb} {report['added'] + report['updated']} of {report['read']} records: "
+        f"{report['added']} added, {report['updated']} updated, {report['unchanged']} unchanged, "
+        f"{report['skipped']} skipped, {report['invalid']} invalid"
+        + (f", {report['keys_dropped']} keys dropped" if report["keys_dropped"] else "")
+    )

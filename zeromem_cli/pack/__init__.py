@@ -1,0 +1,5 @@
+"""``pack``: the most relevant memories that fit a token budget, formatted for a prompt.
+
+``select`` chooses (search hits, pinned, important and recent memories, re-scored),
+``format`` renders, ``context`` is the conversation-neighbourhood bonus, ``tokens`` counts.
+"""

@@ -1,0 +1,539 @@
+"""``pack``: the most relevant memories that fit a token budget, formatted for a prompt.
+
+The only place zeromem costs tokens, so its promise is exact: the text it returns, counted
+with the chosen tokenizer (every character, headers and the trailing newline included), never
+exceeds the budget. Steps:
+
+1. Candidates: up to ``pool`` search hits for the query (none without a query) plus every
+   pinned memory and, without a query, the most important and most recent ones. With a query,
+   pseudo-relevance feedback: a second search for the most distinctive words of the best
+   hits (``expansion_terms``) adds its hits, and 0.3 times its relative score to relevance,
+   so a memory phrased unlike the question but like its best answers can rise.
+2. Score (relevance: the first search's score relative to its best hit, plus feedback): with a
+   query ``relevance * (w_rel + importance * w_imp + recency * w_rec + access *
+   w_acc)``, without one the last three parts added; each part in 0..1 (relevance relative to
+   the best hit of this query, importance / 10, recency halving every ``half_life_days``,
+   access saturating at ~100 uses). Pinned memories come first whatever
+   their score (they are the user's core memory), up to ``pinned_share`` of the budget: past
+   it, the remaining pinned memories take their place among the others by score, so a store
+   pinning more than the budget holds still packs what the query asks for.
+3. Fill greedily in score order, skipping any memory that does not fit and going on, since a
+   smaller one further down may still fit, and any near-duplicate of a memory already packed
+   (same content words, Jaccard >= 0.8). Then the whole text is counted once more; if an
+   exact tokenizer merged differently at a boundary, the lowest-scored memory goes until it fits.
+
+Formatting lives in ``pack_format.py``; in a session, neighbours of the best hits borrow
+relevance (``context.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from zeromem_cli.config import SETTINGS
+from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.models import Memory, Scope
+from zeromem_cli.pack.context import context_bonus
+from zeromem_cli.pack.format import (
+    ContentOf,
+    Formatter,
+    cached_content,
+    masked_content,
+    plain_content,
+)
+from zeromem_cli.pack.tokens import Tokenizer, get_tokenizer
+from zeromem_cli.plain import FrozenRecord, Record
+from zeromem_cli.text.query import Filters
+from zeromem_cli.text.similarity import features
+from zeromem_cli.times import from_iso
+
+if TYPE_CHECKING:
+    from zeromem_cli.store import MemoryStore
+
+DEFAULT_POOL = 200
+NEAR_DUPLICATE = 0.8
+# Pseudo-relevance feedback (measured on LoCoMo, benchmarks/pack_recall.py): a second search
+# for the FEEDBACK_TERMS most distinctive words of the FEEDBACK_DOCS best hits adds
+# FEEDBACK_WEIGHT times its relative score to each memory's relevance.
+FEEDBACK_DOCS = 5
+FEEDBACK_TERMS = 5
+FEEDBACK_WEIGHT = 0.3
+_ACCESS_SATURATION = math.log1p(100)
+_EMPTY = Memory(id=0, uid="", content="", category="", created_at="0000-00-00")
+
+
+class Weights(FrozenRecord):
+    """How much each part of a memory's score counts (config keys ``ranking.*``)."""
+
+    __slots__ = (
+        "relevance",
+        "importance",
+        "recency",
+        "access",
+        "half_life_days",
+        "context",
+        "context_window_minutes",
+    )
+    relevance: float
+    importance: float
+    recency: float
+    access: float
+    half_life_days: float
+    context: float
+    context_window_minutes: float
+
+    def __init__(
+        self,
+        relevance: float = SETTINGS["ranking.relevance"].default,
+        importance: float = SETTINGS["ranking.importance"].default,
+        recency: float = SETTINGS["ranking.recency"].default,
+        access: float = SETTINGS["ranking.access"].default,
+        half_life_days: float = SETTINGS["ranking.recency_half_life_days"].default,
+        context: float = SETTINGS["ranking.context"].default,
+        context_window_minutes: float = SETTINGS["ranking.context_window_minutes"].default,
+    ) -> None:
+        set_field = object.__setattr__
+        set_field(self, "relevance", relevance)
+        set_field(self, "importance", importance)
+        set_field(self, "recency", recency)
+        set_field(self, "access", access)
+        set_field(self, "half_life_days", half_life_days)
+        set_field(self, "context", context)
+        set_field(self, "context_window_minutes", context_window_minutes)
+
+    @classmethod
+    def from_config(cls, config: Any) -> Weights:
+        """From a ``Config`` (anything with ``get(key)``)."""
+        return cls(
+            relevance=config.get("ranking.relevance"),
+            importance=config.get("ranking.importance"),
+            recency=config.get("ranking.recency"),
+            access=config.get("ranking.access"),
+            half_life_days=config.get("ranking.recency_half_life_days"),
+            context=config.get("ranking.context"),
+            context_window_minutes=config.get("ranking.context_window_minutes"),
+        )
+
+
+class Candidate(Record):
+    """One memory considered by pack, its score parts and what became of it."""
+
+    __slots__ = (
+        "memory",
+        "relevance",
+        "importance",
+        "recency",
+        "access",
+        "score",
+        "context",
+        "tokens",
+        "status",
+    )
+    memory: Memory
+    relevance: float
+    importance: float
+    recency: float
+    access: float
+    score: float
+    context: float  # the part of ``relevance`` lent by a neighbouring hit
+    tokens: int
+    status: str  # included / over budget / near-duplicate of #N / ...
+
+    def __init__(
+        self,
+        memory: Memory,
+        relevance: float,
+        importance: float,
+        recency: float,
+        access: float,
+        score: float,
+        context: float = 0.0,
+        tokens: int = 0,
+        status: str = "not reached",
+    ) -> None:
+        self.memory = memory
+        self.relevance = relevance
+        self.importance = importance
+        self.recency = recency
+        self.access = access
+        self.score = score
+        self.context = context
+        self.tokens = tokens
+        self.status = status
+
+    @property
+    def included(self) -> bool:
+        return self.status == "included"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.memory.id,
+            "pinned": self.memory.pinned,
+            "score": round(self.score, 4),
+            "relevance": round(self.relevance, 4),
+            "importance": round(self.importance, 4),
+            "recency": round(self.recency, 4),
+            "access": round(self.access, 4),
+            "context": round(self.context, 4),
+            "tokens": self.tokens,
+            "status": self.status,
+        }
+
+
+class PackResult(Record):
+    """What ``pack`` produced: ``text`` (print it as is), its ``tokens`` and the memories in it."""
+
+    __slots__ = ("text", "tokens", "budget", "tokenizer", "format", "memories", "candidates")
+    text: str
+    tokens: int
+    budget: int
+    tokenizer: str
+    format: str
+    memories: list[Memory]
+    candidates: list[Candidate]
+
+    def __init__(
+        self,
+        text: str,
+        tokens: int,
+        budget: int,
+        tokenizer: str,
+        format: str,
+        memories: list[Memory] | None = None,
+        candidates: list[Candidate] | None = None,
+    ) -> None:
+        self.text = text
+        self.tokens = tokens
+        self.budget = budget
+        self.tokenizer = tokenizer
+        self.format = format
+        self.memories = [] if memories is None else memories
+        self.candidates = [] if candidates is None else candidates
+
+    @property
+    def considered(self) -> int:
+        return len(self.candidates)
+
+
+# -- scoring ------------------------------------------------------------------------------------
+
+
+def _recency(memory: Memory, now: datetime, half_life_days: float) -> float:
+    stamp = memory.updated_at or memory.created_at
+    if not stamp:
+        return 0.0
+    age_days = max(0.0, (now - from_iso(stamp)).total_seconds() / 86400)
+    return float(0.5 ** (age_days / half_life_days))
+
+
+def score_candidates(
+    memories: Sequence[Memory],
+    relevance: dict[int, float],
+    weights: Weights,
+    now: datetime,
+    context: dict[int, float] | None = None,
+) -> list[Candidate]:
+    """Score parts of each memory, best first (pinned before all others).
+
+    With a query (some relevance given), relevance gates the other parts: ``score = relevance
+    * (w_rel + w_imp * importance + w_rec * recency + w_acc * access)``, so they reorder
+    memories of similar relevance but cannot lift a barely matching one above a strong match
+    (measured on LoCoMo: the additive form let recency push evidence out). Without a query the
+    parts simply add up. ``context`` is relevance lent by neighbours (``context.py``), added to
+    a memory's own relevance on the same scale.
+    """
+    context = context or {}
+    top = max(relevance.values(), default=0.0)
+    candidates = []
+    for memory in memories:
+        lent = context.get(memory.id, 0.0) / top if top > 0 else 0.0
+        rel = relevance.get(memory.id, 0.0) / top + lent if top > 0 else 0.0
+        imp = memory.importance / 10
+        rec = _recency(memory, now, weights.half_life_days)
+        acc = min(1.0, math.log1p(memory.access_count) / _ACCESS_SATURATION)
+        others = weights.importance * imp + weights.recency * rec + weights.access * acc
+        score = rel * (weights.relevance + others) if top > 0 else others
+        candidates.append(Candidate(memory, rel, imp, rec, acc, score, context=lent))
+    # Equal scores (every memory the query does not match scores 0) go by the other parts:
+    # of the pinned memories it does not match, the important and recent ones lead.
+    candidates.sort(
+        key=lambda c: (
+            not c.memory.pinned,
+            -c.score,
+            -(
+                weights.importance * c.importance
+                + weights.recency * c.recency
+                + weights.access * c.access
+            ),
+            -c.memory.id,
+        )
+    )
+    return candidates
+
+
+def _signature(text: str) -> frozenset[str]:
+    """The content words of a memory, as near-duplicate detection on ``add`` sees them."""
+    return features(text)
+
+
+def near_duplicate(
+    signature: frozenset[str], kept: Sequence[tuple[Candidate, frozenset[str]]]
+) -> Candidate | None:
+    """The first kept candidate whose content words match ``signature`` (Jaccard >= 0.8)."""
+    size = len(signature)
+    for better, other in kept:
+        if min(size, len(other)) < NEAR_DUPLICATE * max(size, len(other)):
+            continue  # sizes alone rule it out
+        common = len(signature & other)
+        union = size + len(other) - common
+        if union and common / union >= NEAR_DUPLICATE:
+            return better
+    return None
+
+
+# -- packing ------------------------------------------------------------------------------------
+
+
+def _check_share(share: float) -> float:
+    if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
+        raise InvalidInputError(f"pinned share must be a number from 0 to 1, not {share!r}")
+    return float(share)
+
+
+def _check_budget(budget: int) -> int:
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise InvalidInputError(f"budget must be a positive number of tokens, not {budget!r}")
+    return budget
+
+
+def fill(
+    candidates: Sequence[Candidate],
+    formatter: Formatter,
+    tokenizer: Tokenizer,
+    budget: int,
+    pinned_share: float = 1.0,
+) -> tuple[list[Candidate], str, int]:
+    """Greedy fill by rank, skipping what does not fit; returns (included, text, tokens).
+
+    Pinned candidates (first in ``candidates``) are packed first while they use at most
+    ``pinned_share`` of the budget; the pinned ones past it are ranked with the rest by score.
+    """
+    overhead = tokenizer.overhead
+    skeleton = formatter.head() + formatter.tail()
+    used = tokenizer.count(skeleton)
+    if used > budget:
+        for candidate in candidates:
+            candidate.status = "over budget"
+        return [], "", 0
+    # No unit is cheaper than an empty memory's: below that, stop counting.
+    floor = tokenizer.count(formatter.unit(_EMPTY)) - overhead - 1
+    chosen: list[Candidate] = []
+    kept: list[tuple[Candidate, frozenset[str]]] = []
+
+    def cost(candidate: Candidate) -> int:
+        # A unit's cost: its own count without the tokenizer's per-text overhead (already
+        # paid by the skeleton); the exact count of the whole text is checked below.
+        if not candidate.tokens:
+            units = tokenizer.count(formatter.unit(candidate.memory))
+            candidate.tokens = max(1, units - overhead)
+        return candidate.tokens
+
+    def offer(candidate: Candidate) -> None:
+        nonlocal used
+        if budget - used < floor:
+            candidate.status = f"over budget ({budget - used} left)"
+            return
+        if used + cost(candidate) > budget:
+            candidate.status = f"over budget ({candidate.tokens} tokens, {budget - used} left)"
+            return
+        # Near-duplicates are looked for only among what fits: once the budget is nearly
+        # full most candidates stop here, before the costlier word-set comparison.
+        signature = _signature(candidate.memory.content)
+        better = near_duplicate(signature, kept)
+        if better is not None:
+            candidate.status = f"near-duplicate of #{better.memory.id}"
+            return
+        used += candidate.tokens
+        candidate.status = "included"
+        chosen.append(candidate)
+        kept.append((candidate, signature))
+
+    pinned_room = pinned_share * budget
+    pinned_used = 0
+    rest: list[Candidate] = []  # the others, and the pinned ones past the share
+    for candidate in candidates:
+        if (
+            candidate.memory.pinned
+            and pinned_used < pinned_room
+            and budget - used >= floor
+            and pinned_used + cost(candidate) <= pinned_room
+        ):
+            before = used
+            offer(candidate)
+            pinned_used += used - before
+        else:
+            rest.append(candidate)
+    if pinned_share < 1:  # the pinned past the share compete by score (ties keep their order)
+        rest.sort(key=lambda c: -c.score)
+    for candidate in rest:
+        offer(candidate)
+    while True:
+        text = formatter.render([c.memory for c in chosen])
+        tokens = tokenizer.count(text)
+        if tokens <= budget:
+            return chosen, text, tokens
+        dropped = chosen.pop()  # the lowest-ranked one
+        dropped.status = "dropped: the whole text counted over budget"
+
+
+def expansion_terms(query: str, hits: Sequence[Memory]) -> list[str]:
+    """Pseudo-relevance feedback: the words that best characterise the top hits.
+
+    The words of the ``FEEDBACK_DOCS`` best hits that the query lacks, each weighted by how
+    rare it is among all ``hits`` (a word in every candidate says nothing), summed over the
+    top hits; the ``FEEDBACK_TERMS`` heaviest, ties broken alphabetically (deterministic).
+    """
+    if not hits:
+        return []
+    asked = features(query)
+    words = [features(hit.content) - asked for hit in hits]
+    frequency = Counter(word for found in words for word in found)
+    weight: dict[str, float] = {}
+    for found in words[:FEEDBACK_DOCS]:
+        for word in found:
+            if len(word) >= 3 and not word.isdigit():
+                weight[word] = weight.get(word, 0.0) + math.log((len(hits) + 1) / frequency[word])
+    ranked = sorted(weight.items(), key=lambda item: (-item[1], item[0]))
+    return [word for word, value in ranked[:FEEDBACK_TERMS] if value > 0]
+
+
+def _add_relevance(
+    hits: Sequence[Memory], share: float, relevance: dict[int, float], memories: dict[int, Memory]
+) -> None:
+    """Add ``share`` times each hit's score relative to the best hit of its search."""
+    top = max((hit.score or 0.0 for hit in hits), default=0.0)
+    for hit in hits:
+        part = max(hit.score or 0.0, 0.0) / top if top > 0 else 0.0
+        relevance[hit.id] = relevance.get(hit.id, 0.0) + share * part
+        memories.setdefault(hit.id, hit)
+
+
+def enclosing_scopes(scope: Scope) -> list[Scope]:
+    """The scopes around ``scope``, nearest first: without its session, then without its agent,
+    then without its user (``(alice, bot, s1)`` -> ``(alice, bot)``, ``(alice)``, unscoped).
+    Siblings (another session, agent or user) are never among them."""
+    found: list[Scope] = []
+    for wider in (
+        Scope(scope.user, scope.agent, None),
+        Scope(scope.user, None, None),
+        Scope(None, None, None),
+    ):
+        if wider != scope and wider not in found:
+            found.append(wider)
+    return found
+
+
+def _search(views: Sequence[MemoryStore], query: str, limit: int, filters: Filters) -> list[Memory]:
+    """The best ``limit`` hits of ``query`` over every view, by score (one BM25 index: the
+    scores of different scopes compare)."""
+    if len(views) == 1:
+        return views[0].search(query, limit=limit, filters=filters)
+    hits = [hit for view in views for hit in view.search(query, limit=limit, filters=filters)]
+    hits.sort(key=lambda hit: (-(hit.score or 0.0), -hit.id))
+    return hits[:limit]
+
+
+def max_lines(budget: int) -> int:
+    """More memories than this cannot fit ``budget``: every packed memory costs at least two
+    tokens in any format and tokenizer (its text and a separator), so loading more pinned
+    memories than this is wasted work (a store pinning 10k would otherwise load them all)."""
+    return max(1, budget // 2)
+
+
+def pack(
+    store: MemoryStore,
+    query: str | None = None,
+    *,
+    budget: int = SETTINGS["pack.budget"].default,
+    tokenizer: str = SETTINGS["pack.tokenizer"].default,
+    format: str = SETTINGS["pack.format"].default,
+    header: str | None = None,
+    weights: Weights | None = None,
+    filters: Filters | None = None,
+    touch: bool = True,
+    pool: int = DEFAULT_POOL,
+    reveal: bool = False,
+    content_of: ContentOf | None = None,
+    inherit: bool = False,
+    pinned_share: float = SETTINGS["pack.pinned_share"].default,
+) -> PackResult:
+    """Pack the best memories of ``store`` for ``query`` into ``budget`` tokens.
+
+    ``query`` None or blank: pinned, important and recent memories. ``inherit`` also draws on
+    the scopes enclosing the store's (``enclosing_scopes``): a session's pack then holds its
+    user's long-term memories too. Pinned memories go first up to ``pinned_share`` of the
+    budget (0-1; past it they compete by score). ``touch`` records an access
+    of every packed memory. Likely secrets in the packed text are masked (``[secret: rule]``,
+    counted in the budget as printed) unless ``reveal``; ``content_of`` overrides how a
+    memory's text is shown. Raises InvalidInputError for a bad budget, format or tokenizer.
+    """
+    budget = _check_budget(budget)
+    pinned_share = _check_share(pinned_share)
+    if content_of is None:
+        content_of = plain_content if reveal else masked_content
+    formatter = Formatter(format, header, cached_content(content_of), mask_labels=not reveal)
+    counter = get_tokenizer(tokenizer)
+    weights = weights or Weights()
+    filters = filters or Filters()
+    relevance: dict[int, float] = {}
+    memories: dict[int, Memory] = {}
+    lent: dict[int, float] = {}
+    views = [store]
+    if inherit:
+        views += [
+            store.scoped(user=scope.user, agent=scope.agent, session=scope.session)
+            for scope in enclosing_scopes(store.scope)
+        ]
+    if query is not None and query.strip():
+        hits = _search(views, query, pool, filters)
+        _add_relevance(hits, 1.0, relevance, memories)
+        expansion = expansion_terms(query, hits)
+        if expansion:
+            second = _search(views, " ".join(expansion), pool, filters)
+            _add_relevance(second, FEEDBACK_WEIGHT, relevance, memories)
+        if store.scope.session is not None:  # a session is a conversation (``context.py``)
+            lent = context_bonus(
+                relevance,
+                memories,
+                lambda memory, span, window: (
+                    store.neighbours(memory, span, window, filters)
+                    if memory.scope == store.scope
+                    else ([], [])  # an inherited memory is a fact, not a turn of this session
+                ),
+                weight=weights.context,
+                window=timedelta(minutes=weights.context_window_minutes),
+            )
+    for view in views:
+        extra = view.pack_candidates(
+            pool, filters, pinned_only=bool(query and query.strip()), pinned_limit=max_lines(budget)
+        )
+        for memory in extra:
+            memories.setdefault(memory.id, memory)
+    candidates = score_candidates(list(memories.values()), relevance, weights, store.now(), lent)
+    chosen, text, tokens = fill(candidates, formatter, counter, budget, pinned_share)
+    included = [c.memory for c in chosen]
+    if touch and included:
+        store.record_access(m.id for m in included)
+    return PackResult(
+        text=text,
+        tokens=tokens,
+        budget=budget,
+        tokenizer=counter.name,
+        format=formatter.fmt,
+        memories=included,
+        candidates=candidates,
+    )

@@ -1,0 +1,206 @@
+"""User text -> a safe FTS5 MATCH expression.
+
+User text never reaches MATCH raw. It is cut into words (Latin scripts) and pieces of CJK runs;
+stop words (``lexicon``) are dropped so "when is the weekly report sent?" searches for
+``weekly``, ``report`` and ``sent``; every term is double-quoted (a quoted string is a plain
+phrase to FTS5, so no input can produce a syntax error or an operator) and the terms are OR-ed,
+so BM25 ranks memories that match more of the query higher.
+
+Each Latin word also brings:
+- a prefix variant (``"report"*``) when it is long enough, so ``config`` finds
+  ``configuration``; a memory with the exact word matches both and ranks above one matching
+  only the prefix;
+- the other forms of an irregular English verb (``go`` -> ``went``, ``gone``), which the
+  porter stemmer in the index cannot connect.
+
+CJK runs are split at question words and particles, then cut into the overlapping bigrams the
+index holds (``周报发送`` -> ``周报 报发 发送``); a one-character piece is searched as a prefix
+(``"报"*``): the index holds each character as the start of a bigram or as a run's last one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from zeromem_cli.plain import FrozenRecord, Record
+from zeromem_cli.text.lexicon import (
+    CHINESE_STOP_PHRASES,
+    CJK_PARTICLES,
+    CJK_WEAK_CHARACTERS,
+    ENGLISH_STOP_WORDS,
+    IRREGULAR_FORMS,
+)
+from zeromem_cli.text.normalize import CJK_RUN, cjk_bigrams, latin_words, normalize
+from zeromem_cli.times import to_iso
+
+# Shortest word that also gets a prefix variant: shorter prefixes match too much.
+PREFIX_MIN_LENGTH = 4
+# A runaway query (a pasted document) is cut to this many terms: more adds time, not recall.
+MAX_TERMS = 64
+
+
+# A particle becomes a break (str.translate), then the run is split there.
+_PARTICLE_BREAKS = {ord(char): "\x00" for char in CJK_PARTICLES}
+
+
+def _split_cjk_run(run: str, phrases: Sequence[str] = CHINESE_STOP_PHRASES) -> list[str]:
+    """Split a CJK run at its question words and particles, keeping the content pieces.
+
+    ``phrases``: the stop phrases to look for (``query_terms`` passes those its whole text
+    holds, in ``CHINESE_STOP_PHRASES`` order, so each run is not tested against all of them)."""
+    pieces = [run]
+    # Pieces are substrings of the run: a phrase absent from the run splits nothing (the test
+    # is one C-level scan; splitting every piece by every phrase dominated pack's time).
+    for phrase in [phrase for phrase in phrases if phrase in run]:
+        pieces = [p for piece in pieces for p in piece.split(phrase) if p]
+    split: list[str] = []
+    for piece in pieces:
+        if CJK_PARTICLES.isdisjoint(piece):
+            split.append(piece)
+        else:
+            split += [p for p in piece.translate(_PARTICLE_BREAKS).split("\x00") if p]
+    return [p for p in split if not (len(p) == 1 and p in CJK_WEAK_CHARACTERS)]
+
+
+class Term(FrozenRecord):
+    """One search term: the text FTS5 sees and how it may match."""
+
+    __slots__ = ("text", "prefix")
+    text: str
+    prefix: bool
+
+    def __init__(self, text: str, prefix: bool = False) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "prefix", prefix)
+
+    def expression(self) -> str:
+        return quote(self.text) + ("*" if self.prefix else "")
+
+
+def query_terms(text: str, *, drop_stop_words: bool = True) -> list[str]:
+    """The distinct content terms of ``text``, in order: Latin words and CJK grams."""
+    terms: list[str] = []
+    normal = normalize(text)
+    latin_part = CJK_RUN.sub(" ", normal)
+    for word in latin_words(latin_part):
+        if drop_stop_words and word.lower() in ENGLISH_STOP_WORDS:
+            continue
+        terms.append(word)
+    runs = CJK_RUN.findall(normal)
+    if runs:
+        # Only the stop phrases the text holds can split one of its runs.
+        phrases = [phrase for phrase in CHINESE_STOP_PHRASES if phrase in normal]
+        for run in runs:
+            pieces = _split_cjk_run(run, phrases) if drop_stop_words else [run]
+            for piece in pieces:
+                terms.extend(cjk_bigrams(piece) if len(piece) > 1 else [piece])
+    distinct: dict[str, str] = {}  # "Report" and "report" are one term to FTS5
+    for term in terms:
+        distinct.setdefault(term.lower(), term)
+    return list(distinct.values())
+
+
+def expand_terms(words: Sequence[str], *, prefix: bool = True, variants: bool = True) -> list[Term]:
+    """Search terms for ``words``: each word, its prefix variant, its irregular forms."""
+    terms: list[Term] = []
+    for word in words:
+        latin = not CJK_RUN.search(word)
+        # A lone CJK character is indexed only as the start of its bigrams (and alone at the
+        # end of a run): as a prefix it finds every occurrence (see text.cjk_grams).
+        terms.append(Term(word, prefix=not latin and len(word) == 1))
+        if prefix and latin and len(word) >= PREFIX_MIN_LENGTH and not word.isdigit():
+            terms.append(Term(word, prefix=True))
+        if variants and latin:
+            terms.extend(Term(form) for form in IRREGULAR_FORMS.get(word, ()))
+    return list(dict.fromkeys(terms))[:MAX_TERMS]
+
+
+def quote(term: str) -> str:
+    """An FTS5 string literal: the term becomes a phrase, never an operator."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def build_match(text: str, *, prefix: bool = True, variants: bool = True) -> str | None:
+    """An FTS5 expression OR-ing the quoted terms of ``text``; None when it has no terms.
+
+    If every word is a stop word ("what is it?"), the stop words themselves are searched
+    rather than returning nothing.
+    """
+    words = query_terms(text) or query_terms(text, drop_stop_words=False)
+    if not words:
+        return None
+    terms = expand_terms(words, prefix=prefix, variants=variants)
+    return " OR ".join(t.expression() for t in terms)
+
+
+class Filters(Record):
+    """Which memories a read considers, besides the scope. Turned into one SQL WHERE clause
+    over the ``memories m`` alias, with named parameters only."""
+
+    __slots__ = (
+        "category",
+        "tags",
+        "key",
+        "since",
+        "until",
+        "include_expired",
+        "include_deleted",
+        "min_score",
+    )
+    category: str | None
+    tags: Sequence[str]
+    key: str | None
+    since: datetime | None
+    until: datetime | None
+    include_expired: bool
+    include_deleted: bool
+    min_score: float | None
+
+    def __init__(
+        self,
+        category: str | None = None,
+        tags: Sequence[str] = (),
+        key: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        include_expired: bool = False,
+        include_deleted: bool = False,
+        min_score: float | None = None,
+    ) -> None:
+        self.category = category
+        self.tags = tags
+        self.key = key
+        self.since = since
+        self.until = until
+        self.include_expired = include_expired
+        self.include_deleted = include_deleted
+        self.min_score = min_score
+
+    def where(self, now: datetime) -> tuple[str, dict[str, Any]]:
+        clauses: list[str] = []
+        params: dict[str, Any] = {}
+        if not self.include_deleted:
+            clauses.append("m.deleted_at IS NULL")
+        if not self.include_expired:
+            clauses.append("(m.expires_at IS NULL OR m.expires_at > :f_now)")
+            params["f_now"] = to_iso(now)
+        if self.category is not None:
+            clauses.append("m.category = :f_category")
+            params["f_category"] = self.category
+        for number, tag in enumerate(dict.fromkeys(self.tags)):
+            clauses.append(
+                f"EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = :f_tag{number})"
+            )
+            params[f"f_tag{number}"] = tag
+        if self.key is not None:
+            clauses.append("m.key = :f_key")
+            params["f_key"] = self.key
+        if self.since is not None:
+            clauses.append("m.created_at >= :f_since")
+            params["f_since"] = to_iso(self.since)
+        if self.until is not None:
+            clauses.append("m.created_at <= :f_until")
+            params["f_until"] = to_iso(self.until)
+        return (" AND ".join(clauses) or "1"), params
