@@ -20,15 +20,14 @@ if TYPE_CHECKING:
         StoreError,
         ZeromemError,
     )
-    from zeromem_cli.models import HistoryEntry, Memory, Scope, WriteResult
+    from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope, WriteResult
     from zeromem_cli.store import MemoryStore
-    from zeromem_cli.text.query import Filters
 
 __version__ = "0.1.0"
 
 # Public name -> the module that defines it.
 _EXPORTS = {
-    "Filters": "zeromem_cli.text.query",
+    "Filters": "zeromem_cli.models",
     "HistoryEntry": "zeromem_cli.models",
     "InvalidInputError": "zeromem_cli.errors",
     "Memory": "zeromem_cli.models",

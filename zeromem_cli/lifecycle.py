@@ -24,10 +24,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from zeromem_cli.errors import InvalidInputError, NotFoundError
-from zeromem_cli.models import Memory
+from zeromem_cli.models import Filters, Memory
 from zeromem_cli.storage.db import map_error
 from zeromem_cli.store import MemoryStore
-from zeromem_cli.text.query import Filters
 from zeromem_cli.times import to_iso
 
 # Rows per gc transaction: large enough to be quick, small enough that a concurrent `add`

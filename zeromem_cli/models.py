@@ -8,9 +8,13 @@ dataclasses cost ~2 ms of each start.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.plain import FrozenRecord, Record
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from datetime import datetime
 
 # A fresh empty list / dict for each record that is given none (a dataclass default_factory).
 _FRESH: Any = object()
@@ -242,3 +246,47 @@ class WriteResult(Record):
         self.memory = memory
         self.action = action
         self.similar = [] if similar is _FRESH else similar
+
+
+class Filters(Record):
+    """Which memories a read considers, besides the scope (``storage.sql.filter_clause``
+    turns it into SQL)."""
+
+    __slots__ = (
+        "category",
+        "tags",
+        "key",
+        "since",
+        "until",
+        "include_expired",
+        "include_deleted",
+        "min_score",
+    )
+    category: str | None
+    tags: Sequence[str]
+    key: str | None
+    since: datetime | None
+    until: datetime | None
+    include_expired: bool
+    include_deleted: bool
+    min_score: float | None
+
+    def __init__(
+        self,
+        category: str | None = None,
+        tags: Sequence[str] = (),
+        key: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        include_expired: bool = False,
+        include_deleted: bool = False,
+        min_score: float | None = None,
+    ) -> None:
+        self.category = category
+        self.tags = tags
+        self.key = key
+        self.since = since
+        self.until = until
+        self.include_expired = include_expired
+        self.include_deleted = include_deleted
+        self.min_score = min_score

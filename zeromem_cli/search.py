@@ -26,15 +26,15 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.models import Scope
+from zeromem_cli.models import Filters, Scope
 from zeromem_cli.plain import FrozenRecord
+from zeromem_cli.storage.sql import filter_clause
 from zeromem_cli.storage.window import Window, any_of, find_window
 from zeromem_cli.text.lexicon import IRREGULAR_FORMS, MONTHS
 from zeromem_cli.text.normalize import fold, latin_words, normalize
 from zeromem_cli.text.query import (
     MAX_TERMS,
     PREFIX_MIN_LENGTH,
-    Filters,
     Term,
     build_match,
     expand_terms,
@@ -255,7 +255,7 @@ def ranked_candidates(
     newest matches and every match of the rare words are ranked (``zeromem_cli.storage.window``),
     unless too few of those are visible.
     """
-    where, params = filters.where(now)
+    where, params = filter_clause(filters, now)
     user, agent, session = scope.as_columns()
     params.update(candidates=candidates, s_user=user, s_agent=agent, s_session=session)
     if words is not None:

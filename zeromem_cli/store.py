@@ -21,17 +21,17 @@ from typing import TYPE_CHECKING, Any
 
 from zeromem_cli import validation
 from zeromem_cli.errors import InvalidInputError, NotFoundError, StoreError
-from zeromem_cli.models import HistoryEntry, Memory, Scope
+from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope
 from zeromem_cli.search import BM25_WEIGHTS, DEFAULT_RANKING, Ranking, run_search
 from zeromem_cli.storage import fts, migrations
 from zeromem_cli.storage.db import connect, map_error, retry_busy
+from zeromem_cli.storage.sql import filter_clause
 from zeromem_cli.storage.uids import uid_from_db
 from zeromem_cli.text.normalize import (
     INDEX_VERSION,
     clean_content,
     require_utf8,
 )
-from zeromem_cli.text.query import Filters
 from zeromem_cli.times import Clock, from_iso, parse_expiry, to_iso, utcnow
 from zeromem_cli.validation import MAX_ID
 from zeromem_cli.writes import MemoryWrites
@@ -342,7 +342,7 @@ class MemoryStore(MemoryWrites):
 
     def list(self, limit: int | None = 50, filters: Filters | None = None) -> builtins.list[Memory]:
         """Memories of this scope, newest first."""
-        where, params = (filters or Filters()).where(self.now())
+        where, params = filter_clause(filters or Filters(), self.now())
         sql = (
             f"SELECT m.* FROM memories m WHERE {self._SCOPE_SQL} AND {where} "
             "ORDER BY m.created_at DESC, m.id DESC"
@@ -430,7 +430,7 @@ class MemoryStore(MemoryWrites):
         return entries
 
     def count(self, filters: Filters | None = None) -> int:
-        where, params = (filters or Filters()).where(self.now())
+        where, params = filter_clause(filters or Filters(), self.now())
         rows = self._read(
             f"SELECT count(*) FROM memories m WHERE {self._SCOPE_SQL} AND {where}",
             {**params, **self._scope_params()},
@@ -451,7 +451,7 @@ class MemoryStore(MemoryWrites):
         ``pinned_limit``, most important first: more than a budget can hold is wasted work),
         then (unless ``pinned_only``) up to ``limit`` of the most important and of the most
         recent ones."""
-        where, params = (filters or Filters()).where(self.now())
+        where, params = filter_clause(filters or Filters(), self.now())
         base = f"SELECT m.* FROM memories m WHERE {self._SCOPE_SQL} AND {where}"
         params.update(
             limit=validation.check_limit(limit),
@@ -482,7 +482,7 @@ class MemoryStore(MemoryWrites):
         """Up to ``span`` memories written just before ``memory`` (nearest first) and just
         after it, in its scope, in (created_at, id) order, at most ``window`` apart from it,
         among those ``filters`` admit. The window bounds the index range each side reads."""
-        where, params = (filters or Filters()).where(self.now())
+        where, params = filter_clause(filters or Filters(), self.now())
         written = from_iso(memory.created_at)
         params.update(
             created_at=memory.created_at,

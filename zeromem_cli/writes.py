@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from zeromem_cli import validation
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.models import Memory, Scope, WriteResult
+from zeromem_cli.models import Filters, Memory, Scope, WriteResult
 from zeromem_cli.storage import fts
 from zeromem_cli.text.normalize import content_hash
-from zeromem_cli.text.query import Filters
 from zeromem_cli.times import from_iso, to_iso
 
 DEFAULT_CATEGORY = "general"

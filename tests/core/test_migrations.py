@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from zeromem_cli import MemoryStore
+from zeromem_cli.models import Filters
 from zeromem_cli.storage.migrations import LATEST_VERSION, MIGRATIONS
-from zeromem_cli.text.query import Filters
 from zeromem_cli.transfer.imports import export_records, import_text
 
 # uids as zeromem wrote them before they were stored as bytes: canonical UUID text.

@@ -10,8 +10,8 @@ import pytest
 
 from tests.conftest import Run, as_json
 from zeromem_cli import MemoryStore
+from zeromem_cli.models import Filters
 from zeromem_cli.pack.select import Weights
-from zeromem_cli.text.query import Filters
 
 START = datetime(2026, 5, 1, 18, 0, tzinfo=timezone.utc)
 

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from zeromem_cli.config import Setting
-from zeromem_cli.models import HistoryEntry, Memory, Scope, WriteResult
+from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope, WriteResult
 from zeromem_cli.oplog import OperationSummary
 from zeromem_cli.pack.select import Candidate, PackResult, Weights
 from zeromem_cli.plain import FrozenRecord, Record
 from zeromem_cli.search import Ranking
 from zeromem_cli.storage.window import Window
-from zeromem_cli.text.query import Filters, Term
+from zeromem_cli.text.query import Term
 from zeromem_cli.text.secrets import SecretMatch, SecretRule
 
 MEMORY = Memory(1, "u-1", "text")

@@ -24,8 +24,8 @@ from zeromem_cli.cli.options import (
     settings,
 )
 from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.models import Filters
 from zeromem_cli.oplog import record_operation
-from zeromem_cli.text.query import Filters
 
 MetaOption = Annotated[
     Optional[list[str]],

@@ -1,14 +1,19 @@
 """Options every command shares (database and scope) and small input helpers.
 
-Options are declared once as ``Annotated`` aliases so each command lists them in its
-signature and they work after the subcommand name: ``zeromem search foo --user alice``.
+The store options (``--db``, ``--user``, ``--agent``, ``--session``) are declared once: a
+command that opens the store takes one ``where: StoreOptions`` parameter and is decorated
+with ``@store_options``, which appends the four options to its signature (pipx's shared
+``parents=`` parser, for Typer) so they work after the subcommand name:
+``zeromem search foo --user alice``. Other shared options are ``Annotated`` aliases.
 """
 
+import inspect
 import json
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, Optional, TypeVar
 
 import typer
 
@@ -59,23 +64,89 @@ FormatOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
 
 
+if TYPE_CHECKING:
+    from zeromem_cli.store import MemoryStore
+
+
 def settings() -> Config:
     """The resolved configuration (the file is read only if it exists: a stat otherwise)."""
     return Config()
 
 
-def open_store(db: Path | None, user: str | None, agent: str | None, session: str | None) -> Any:
-    """Open the store for this invocation (imported here to keep --help fast)."""
-    from zeromem_cli.store import MemoryStore
+class StoreOptions(NamedTuple):
+    """Which store and scope a command works on: ``--db``, ``--user``, ``--agent``,
+    ``--session`` (or their environment variables)."""
 
-    return MemoryStore(
-        db,
-        user=user,
-        agent=agent,
-        session=session,
-        max_content_bytes=settings().get("add.max_content_bytes"),
-        notice=_notice,
+    db: Path | None = None
+    user: str | None = None
+    agent: str | None = None
+    session: str | None = None
+
+    def open(self) -> "MemoryStore":
+        """Open the store for this invocation (the core is imported here, not at start-up,
+        to keep --help fast)."""
+        from zeromem_cli.store import MemoryStore
+
+        return MemoryStore(
+            self.db,
+            user=self.user,
+            agent=self.agent,
+            session=self.session,
+            max_content_bytes=settings().get("add.max_content_bytes"),
+            notice=_notice,
+        )
+
+
+# The parameters ``@store_options`` appends, in --help order.
+_STORE_PARAMETERS = (
+    ("db", "DbOption"),
+    ("user", "UserOption"),
+    ("agent", "AgentOption"),
+    ("session", "SessionOption"),
+)
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def store_options(command: Command) -> Command:
+    """Give ``command`` the store options: its ``where: StoreOptions`` parameter is replaced
+    by ``--db``, ``--user``, ``--agent`` and ``--session``, gathered back into one
+    ``StoreOptions`` when it runs.
+
+    Built without ``functools.wraps``: Typer would follow ``__wrapped__`` to the original
+    signature; the wrapper's own ``__signature__`` is what Typer must read."""
+    signature = inspect.signature(command, eval_str=True)
+    if "where" not in signature.parameters:
+        raise TypeError(f"{command.__name__} needs a `where: StoreOptions` parameter")
+    kept = [p for name, p in signature.parameters.items() if name != "where"]
+    aliases = globals()
+    added = [
+        inspect.Parameter(
+            name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=aliases[alias]
+        )
+        for name, alias in _STORE_PARAMETERS
+    ]
+    positional = [p for p in kept if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+    keyword = [p for p in kept if p.kind is inspect.Parameter.KEYWORD_ONLY]
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        where = StoreOptions(*(kwargs.pop(name) for name, _ in _STORE_PARAMETERS))
+        return command(*args, where=where, **kwargs)
+
+    run.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*positional, *keyword, *added]
     )
+    run.__annotations__ = {p.name: p.annotation for p in run.__signature__.parameters.values()}  # type: ignore[attr-defined]
+    run.__name__ = command.__name__
+    run.__qualname__ = command.__qualname__
+    run.__doc__ = command.__doc__
+    run.__module__ = command.__module__
+    return run  # type: ignore[return-value]
+
+
+def open_store(db: Path | None, user: str | None, agent: str | None, session: str | None) -> Any:
+    """Open the store for this invocation (kept for the commands not yet on ``StoreOptions``)."""
+    return StoreOptions(db, user, agent, session).open()
 
 
 def _notice(text: str) -> None:

@@ -125,9 +125,9 @@ def pack(
     session: SessionOption = None,
 ) -> None:
     """Print the most relevant memories that fit a token budget, ready to pipe into an LLM."""
+    from zeromem_cli.models import Filters
     from zeromem_cli.oplog import record_operation
     from zeromem_cli.pack.select import Weights
-    from zeromem_cli.text.query import Filters
     from zeromem_cli.times import parse_since, utcnow
 
     config = settings()

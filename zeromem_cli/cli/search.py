@@ -6,26 +6,25 @@ import typer
 
 from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
-    AgentOption,
     CategoryOption,
-    DbOption,
     FormatOption,
     IncludeExpiredOption,
     JsonOption,
     KeyOption,
-    SessionOption,
     SinceOption,
+    StoreOptions,
     TagOption,
     UntilOption,
-    UserOption,
-    open_store,
     read_text_argument,
     settings,
+    store_options,
 )
 
 
 @app.command()
+@store_options
 def search(
+    where: StoreOptions,
     query: Annotated[str, typer.Argument(help="What to look for, in any language; - reads stdin.")],
     limit: Annotated[
         Optional[int],
@@ -45,15 +44,11 @@ def search(
     ] = False,
     fmt: FormatOption = None,
     as_json: JsonOption = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
 ) -> None:
     """Search memories, best match first."""
     # Imported here: building the command (and --help) must not load the core.
+    from zeromem_cli.models import Filters
     from zeromem_cli.oplog import record_operation
-    from zeromem_cli.text.query import Filters
     from zeromem_cli.times import parse_since, utcnow
 
     text = read_text_argument(query)
@@ -67,7 +62,7 @@ def search(
         min_score=min_score,
         include_expired=include_expired,
     )
-    with open_store(db, user, agent, session) as store:
+    with where.open() as store:
         hits = store.search(
             text, limit=limit or settings().get("search.limit"), filters=filters, fts=fts
         )

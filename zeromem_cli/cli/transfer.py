@@ -26,7 +26,7 @@ from zeromem_cli.cli.options import (
     open_store,
 )
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.text.query import Filters
+from zeromem_cli.models import Filters
 from zeromem_cli.times import parse_since, utcnow
 
 

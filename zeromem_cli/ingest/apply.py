@@ -17,10 +17,9 @@ from typing import Any
 
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.ingest.extract import Candidate, make_key
-from zeromem_cli.models import Memory
+from zeromem_cli.models import Filters, Memory
 from zeromem_cli.store import MemoryStore
 from zeromem_cli.text.normalize import content_hash
-from zeromem_cli.text.query import Filters
 from zeromem_cli.text.similarity import features
 
 # Share of a forget request's terms that a memory must contain to be forgotten.

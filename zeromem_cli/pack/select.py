@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.config import SETTINGS
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.models import Memory, Scope
+from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.pack.context import context_bonus
 from zeromem_cli.pack.format import (
     ContentOf,
@@ -47,7 +47,6 @@ from zeromem_cli.pack.format import (
 )
 from zeromem_cli.pack.tokens import Tokenizer, get_tokenizer
 from zeromem_cli.plain import FrozenRecord, Record
-from zeromem_cli.text.query import Filters
 from zeromem_cli.text.similarity import features
 from zeromem_cli.times import from_iso
 

@@ -21,10 +21,8 @@ index holds (``周报发送`` -> ``周报 报发 发送``); a one-character piec
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
-from typing import Any
 
-from zeromem_cli.plain import FrozenRecord, Record
+from zeromem_cli.plain import FrozenRecord
 from zeromem_cli.text.lexicon import (
     CHINESE_STOP_PHRASES,
     CJK_PARTICLES,
@@ -33,7 +31,6 @@ from zeromem_cli.text.lexicon import (
     IRREGULAR_FORMS,
 )
 from zeromem_cli.text.normalize import CJK_RUN, cjk_bigrams, latin_words, normalize
-from zeromem_cli.times import to_iso
 
 # Shortest word that also gets a prefix variant: shorter prefixes match too much.
 PREFIX_MIN_LENGTH = 4
@@ -135,72 +132,3 @@ def build_match(text: str, *, prefix: bool = True, variants: bool = True) -> str
     return " OR ".join(t.expression() for t in terms)
 
 
-class Filters(Record):
-    """Which memories a read considers, besides the scope. Turned into one SQL WHERE clause
-    over the ``memories m`` alias, with named parameters only."""
-
-    __slots__ = (
-        "category",
-        "tags",
-        "key",
-        "since",
-        "until",
-        "include_expired",
-        "include_deleted",
-        "min_score",
-    )
-    category: str | None
-    tags: Sequence[str]
-    key: str | None
-    since: datetime | None
-    until: datetime | None
-    include_expired: bool
-    include_deleted: bool
-    min_score: float | None
-
-    def __init__(
-        self,
-        category: str | None = None,
-        tags: Sequence[str] = (),
-        key: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        include_expired: bool = False,
-        include_deleted: bool = False,
-        min_score: float | None = None,
-    ) -> None:
-        self.category = category
-        self.tags = tags
-        self.key = key
-        self.since = since
-        self.until = until
-        self.include_expired = include_expired
-        self.include_deleted = include_deleted
-        self.min_score = min_score
-
-    def where(self, now: datetime) -> tuple[str, dict[str, Any]]:
-        clauses: list[str] = []
-        params: dict[str, Any] = {}
-        if not self.include_deleted:
-            clauses.append("m.deleted_at IS NULL")
-        if not self.include_expired:
-            clauses.append("(m.expires_at IS NULL OR m.expires_at > :f_now)")
-            params["f_now"] = to_iso(now)
-        if self.category is not None:
-            clauses.append("m.category = :f_category")
-            params["f_category"] = self.category
-        for number, tag in enumerate(dict.fromkeys(self.tags)):
-            clauses.append(
-                f"EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = :f_tag{number})"
-            )
-            params[f"f_tag{number}"] = tag
-        if self.key is not None:
-            clauses.append("m.key = :f_key")
-            params["f_key"] = self.key
-        if self.since is not None:
-            clauses.append("m.created_at >= :f_since")
-            params["f_since"] = to_iso(self.since)
-        if self.until is not None:
-            clauses.append("m.created_at <= :f_until")
-            params["f_until"] = to_iso(self.until)
-        return (" AND ".join(clauses) or "1"), params

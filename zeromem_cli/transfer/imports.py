@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.models import HISTORY_FIELDS, MEMORY_FIELDS
+from zeromem_cli.models import HISTORY_FIELDS, MEMORY_FIELDS, Filters
 from zeromem_cli.storage import fts
 from zeromem_cli.storage.db import map_error
+from zeromem_cli.storage.sql import filter_clause
 from zeromem_cli.storage.uids import uid_from_db, uid_to_db
 from zeromem_cli.text.normalize import index_text, index_text_of_normalized
-from zeromem_cli.text.query import Filters
 from zeromem_cli.times import to_iso
 from zeromem_cli.transfer.read import ImportRecord, RecordError, parse, validate_record
 
@@ -61,7 +61,7 @@ def export_records(
     with_history: bool = False,
 ) -> list[dict[str, Any]]:
     """The records to export, oldest id first (this scope, or every scope)."""
-    where, params = (filters or Filters()).where(store.now())
+    where, params = filter_clause(filters or Filters(), store.now())
     if not all_scopes:
         scope_sql, scope_params = store.scope_clause()
         where = f"{scope_sql} AND {where}"

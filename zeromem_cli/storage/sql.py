@@ -1,0 +1,51 @@
+"""The WHERE clauses every read shares: a store's scope and a ``Filters`` value, over the
+``memories m`` alias, with named parameters only (``s_*`` for the scope, ``f_*`` for filters)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from zeromem_cli.models import Filters, Scope
+from zeromem_cli.times import to_iso
+
+SCOPE_SQL = "m.user = :s_user AND m.agent = :s_agent AND m.session = :s_session"
+
+
+def scope_params(scope: Scope) -> dict[str, str]:
+    user, agent, session = scope.as_columns()
+    return {"s_user": user, "s_agent": agent, "s_session": session}
+
+
+def scope_clause(scope: Scope) -> tuple[str, dict[str, str]]:
+    """The clause selecting exactly ``scope``, and its parameters."""
+    return SCOPE_SQL, scope_params(scope)
+
+
+def filter_clause(filters: Filters, now: datetime) -> tuple[str, dict[str, Any]]:
+    """The clause selecting what ``filters`` admit at ``now``, and its parameters."""
+    clauses: list[str] = []
+    params: dict[str, Any] = {}
+    if not filters.include_deleted:
+        clauses.append("m.deleted_at IS NULL")
+    if not filters.include_expired:
+        clauses.append("(m.expires_at IS NULL OR m.expires_at > :f_now)")
+        params["f_now"] = to_iso(now)
+    if filters.category is not None:
+        clauses.append("m.category = :f_category")
+        params["f_category"] = filters.category
+    for number, tag in enumerate(dict.fromkeys(filters.tags)):
+        clauses.append(
+            f"EXISTS (SELECT 1 FROM json_each(m.tags) WHERE json_each.value = :f_tag{number})"
+        )
+        params[f"f_tag{number}"] = tag
+    if filters.key is not None:
+        clauses.append("m.key = :f_key")
+        params["f_key"] = filters.key
+    if filters.since is not None:
+        clauses.append("m.created_at >= :f_since")
+        params["f_since"] = to_iso(filters.since)
+    if filters.until is not None:
+        clauses.append("m.created_at <= :f_until")
+        params["f_until"] = to_iso(filters.until)
+    return (" AND ".join(clauses) or "1"), params
