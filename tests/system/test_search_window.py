@@ -1,6 +1,9 @@
 """Bounded ranking on large match sets (``zeromem_cli.storage.window``), shown on a small store by
 lowering the threshold: only the newest matches and every match of a rare word are ranked,
-and the search falls back to ranking everything when too few of those are visible."""
+and the search falls back to ranking everything when too few of those are visible.
+
+System layer: the window is a SQLite FTS5 strategy (``find_window`` on the store's connection,
+``LARGE`` patched); its effects are shown through ``MemoryStore.search``."""
 
 from __future__ import annotations
 
