@@ -41,7 +41,7 @@ from zeromem_cli.text.normalize import (
         ("Café", "Café"),  # NFKC keeps accents: folding is a separate step
     ],
 )
-def test_normalize_is_nfkc(text: str, normal: str) -> None:
+def test_normalize_gives_the_nfkc_form(text: str, normal: str) -> None:
     assert normalize(text) == normal
     assert normalize(normal) == normal  # idempotent
 

@@ -160,7 +160,7 @@ def test_expired_and_forgotten_memories_are_found_only_when_asked(db_path: Path)
         assert {m.id for m in store.search("door code", filters=everything)} == {code.id, old.id}
 
 
-def test_min_score_drops_weak_hits(store: MemoryStore) -> None:
+def test_a_min_score_filter_drops_weak_hits(store: MemoryStore) -> None:
     best = store.add("alpha beta gamma")
     store.add("alpha")
     hits = store.search("alpha beta gamma")
