@@ -1,4 +1,8 @@
-"""pack: budget never exceeded, pinned first, near-duplicates collapsed, safe formats, CLI."""
+"""pack: budget never exceeded, pinned first, near-duplicates collapsed, safe formats.
+
+Core layer: ``MemoryStore.pack`` and the pure functions of pack/ (the command itself:
+tests/cli/test_pack.py).
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import Run
 from zeromem_cli import MemoryStore
 from zeromem_cli.pack.format import FORMATS
 from zeromem_cli.pack.select import Weights, expansion_terms
@@ -224,53 +227,3 @@ def test_output_never_exceeds_the_budget(
             assert result.text == "" or result.text.endswith("\n")
         pinned_first = [m.pinned for m in result.memories]
         assert pinned_first == sorted(pinned_first, reverse=True)
-
-
-# -- the command -------------------------------------------------------------------------------
-
-
-def test_cli_prints_only_the_snippet_within_budget(cli: Run) -> None:
-    for text in ("Weekly report goes out Fridays 17:00", "Staging db is db-2", "Lunch at noon"):
-        assert cli("add", text).exit_code == 0
-    result = cli("pack", "when is the weekly report due?", "--budget", "30")
-    assert result.exit_code == 0, result.stderr
-    assert result.stdout.startswith("- [general] Weekly report goes out Fridays 17:00 (")
-    assert count_tokens(result.stdout) <= 30
-    assert result.stderr == ""
-
-
-def test_cli_stats_and_explain_go_to_stderr(cli: Run) -> None:
-    cli("add", "Weekly report goes out Fridays")
-    plain = cli("pack", "weekly", "--no-touch")
-    verbose = cli("pack", "weekly", "--stats", "--explain", "--no-touch")
-    assert verbose.stdout == plain.stdout
-    assert "tokens (approx, text); 1 of 1 candidate memories included" in verbose.stderr
-    assert "\tincluded" in verbose.stderr
-
-
-def test_cli_reads_the_query_from_stdin(cli: Run) -> None:
-    cli("add", "周报发送时间改为每周五下午五点")
-    cli("add", "unrelated english memory")
-    result = cli("pack", "-", "--format", "json", input="周报什么时候发送？")
-    assert [r["content"] for r in json.loads(result.stdout)] == ["周报发送时间改为每周五下午五点"]
-
-
-def test_cli_empty_store_exits_zero_with_no_output(cli: Run) -> None:
-    result = cli("pack", "anything", "-v")
-    assert result.exit_code == 0 and result.stdout == ""
-    assert "0/1000 tokens" in result.stderr
-
-
-def test_cli_budget_and_format_come_from_config(cli: Run, monkeypatch: pytest.MonkeyPatch) -> None:
-    cli("add", "a fact worth packing")
-    monkeypatch.setenv("ZEROMEM_PACK_FORMAT", "xml")
-    monkeypatch.setenv("ZEROMEM_PACK_BUDGET", "3")
-    assert cli("pack").stdout == ""  # 3 tokens: not even the <memories> block fits
-    monkeypatch.setenv("ZEROMEM_PACK_BUDGET", "100")
-    assert cli("pack").stdout.startswith("<memories>\n<memory id=")
-
-
-def test_cli_rejects_bad_options(cli: Run) -> None:
-    assert cli("pack", "x", "--budget", "0").exit_code == 2
-    assert cli("pack", "x", "--format", "yaml").exit_code == 2
-    assert cli("pack", "x", "--tokenizer", "gpt2").exit_code == 2

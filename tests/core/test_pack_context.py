@@ -1,4 +1,7 @@
-"""pack in a session: the memories written next to a strong hit share its relevance."""
+"""pack in a session: the memories written next to a strong hit share its relevance.
+
+Core layer: ``MemoryStore.pack`` in a session scope (the flags: tests/cli/test_pack.py).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Run, as_json
 from zeromem_cli import MemoryStore
 from zeromem_cli.models import Filters
 from zeromem_cli.pack.select import Weights
@@ -97,22 +99,6 @@ def test_neighbours_never_cross_scopes(db_path: Path) -> None:
         assert _packed(store, "waterfall in Oregon") == [TURNS[1]]
 
 
-def test_cli_explain_shows_the_context_part_and_config_turns_it_off(
-    cli: Run, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    for turn in TURNS[1:3]:
-        assert cli("add", turn, "--session", "s1").exit_code == 0
-    explained = cli("pack", "waterfall in Oregon", "--session", "s1", "--explain", "--no-touch")
-    assert explained.exit_code == 0, explained.stderr
-    header = explained.stderr.splitlines()[0].split("\t")
-    rows = [line.split("\t") for line in explained.stderr.splitlines()[1:3]]
-    assert header[5] == "context" and [float(r[5]) for r in rows] == [0.0, 0.6]
-    assert TURNS[2] in explained.stdout
-    monkeypatch.setenv("ZEROMEM_RANKING_CONTEXT", "0")
-    off = as_json(cli("pack", "waterfall in Oregon", "--session", "s1", "--format", "json"))
-    assert [r["content"] for r in off] == [TURNS[1]]
-
-
 # -- inherit: a session's pack also draws on the scopes around it ------------------------------
 
 
@@ -155,19 +141,3 @@ def test_inherit_packs_the_session_with_its_agent_and_user_memories(db_path: Pat
         "The weekly report is due Friday at 17:00",
         "Alice: can you draft the weekly report?",
     }  # never Bob's, nor another session's
-
-
-def test_cli_inherit_flag_and_config(cli: Run, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert cli("add", "Alice prefers metric units", "--user", "alice", "--pin").exit_code == 0
-    assert (
-        cli("add", "Draft the report in metric", "--user", "alice", "--session", "s1").exit_code
-        == 0
-    )
-    scope = ("--user", "alice", "--session", "s1", "--format", "json")
-    plain = as_json(cli("pack", "metric", *scope))
-    inherited = as_json(cli("pack", "metric", *scope, "--inherit"))
-    assert [r["content"] for r in plain] == ["Draft the report in metric"]
-    assert [r["content"] for r in inherited][0] == "Alice prefers metric units"
-    monkeypatch.setenv("ZEROMEM_PACK_INHERIT", "true")
-    assert as_json(cli("pack", "metric", *scope)) == inherited
-    assert as_json(cli("pack", "metric", *scope, "--no-inherit")) == plain

@@ -1,11 +1,14 @@
 """pack with more pinned memories than the budget holds: the pinned ones take at most
-``pack.pinned_share`` of it first, and the query's hits still get in."""
+``pack.pinned_share`` of it first, and the query's hits still get in.
+
+Core layer: ``MemoryStore.pack(pinned_share=...)`` (the option and its config:
+tests/cli/test_pack.py).
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.conftest import Run
 from zeromem_cli import MemoryStore
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.pack.tokens import count_tokens
@@ -80,20 +83,3 @@ def test_few_pinned_memories_all_come_first(store: MemoryStore) -> None:
 def test_a_share_outside_zero_to_one_is_refused(store: MemoryStore, share: object) -> None:
     with pytest.raises(InvalidInputError, match="pinned share"):
         store.pack(QUERY, pinned_share=share)  # type: ignore[arg-type]
-
-
-def test_cli_share_comes_from_the_option_or_config(
-    cli: Run, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    for number in range(30):
-        assert cli("add", _instruction(number), "--pin").exit_code == 0
-    cli("add", "The quokka habitat survey covers Rottnest Island")
-    assert "quokka" in cli("pack", QUERY, "--budget", "200").stdout
-    monkeypatch.setenv("ZEROMEM_PACK_PINNED_SHARE", "1")
-    assert "quokka" not in cli("pack", QUERY, "--budget", "200").stdout
-    assert "quokka" in cli("pack", QUERY, "--budget", "200", "--pinned-share", "0.5").stdout
-    refused = cli("pack", QUERY, "--pinned-share", "1.5")
-    assert refused.exit_code == 2 and "--pinned-share" in refused.stderr
-    monkeypatch.setenv("ZEROMEM_PACK_PINNED_SHARE", "2")
-    bad = cli("pack", QUERY)
-    assert bad.exit_code == 1 and "pack.pinned_share" in bad.stderr  # a config error

@@ -1,11 +1,13 @@
 """Secret detection: every rule on real-shaped (fake) credentials, no alarm on ordinary text,
-and the refusal through the store and the CLI (exit 2, rule named, secret never echoed)."""
+and the refusal through the store (the rule named, the secret never echoed).
+
+Core layer: ``text.secrets`` and ``MemoryStore``; the CLI's refusal (exit 2) is in
+tests/cli/test_secrets.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.conftest import Run, as_json
 from zeromem_cli import MemoryStore, SecretDetectedError
 from zeromem_cli.text.secrets import RULES, find_secrets, mask_secrets
 
@@ -182,37 +184,6 @@ def test_store_checks_meta_key_and_tags_and_update(store: MemoryStore) -> None:
     assert len(store.history(memory.id)) == 1
     store.update(memory.id, content="deploy with password=hunter22", allow_secret=True)
     assert "hunter22" in store.get(memory.id).content
-
-
-def test_cli_add_refuses_with_exit_2_and_allow_secret_overrides(cli: Run) -> None:
-    secret = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
-    result = cli("add", f"stripe key {secret}")
-    assert result.exit_code == 2
-    assert result.stderr.startswith("zeromem: error: refusing to store a likely secret in content")
-    assert "stripe_key" in result.stderr and "--allow-secret" in result.stderr
-    assert secret not in result.stderr + result.stdout
-    assert len(result.stderr.splitlines()) == 1
-    assert as_json(cli("list", "--json")) == []
-    stdin = cli("add", "-", input=f"from stdin {secret}\n")
-    assert stdin.exit_code == 2 and "stripe_key" in stdin.stderr
-    assert cli("add", f"stripe key {secret}", "--allow-secret").stdout == "1\n"
-
-
-def test_cli_update_refuses_and_keeps_the_old_version(cli: Run) -> None:
-    cli("add", "the wifi")
-    result = cli("update", "1", "the wifi passwd: Blue-Fish-42")
-    assert result.exit_code == 2 and "password_assignment" in result.stderr
-    assert "Blue-Fish-42" not in result.stderr
-    assert as_json(cli("show", "1", "--json"))["content"] == "the wifi"
-    assert cli("update", "1", "the wifi passwd: Blue-Fish-42", "--allow-secret").exit_code == 0
-    assert len(as_json(cli("history", "1", "--json"))) == 2
-
-
-def test_key_upsert_through_add_is_checked_too(cli: Run) -> None:
-    cli("add", "printer setup", "--key", "printer")
-    result = cli("add", "printer admin password=Pr1nt3r!", "--key", "printer")
-    assert result.exit_code == 2
-    assert as_json(cli("show", "1", "--json"))["content"] == "printer setup"
 
 
 @pytest.mark.parametrize(

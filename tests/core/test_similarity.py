@@ -1,11 +1,15 @@
-"""Near-duplicate detection: the threshold measured on a labelled set, and `add` / `--merge`."""
+"""Near-duplicate detection: the threshold measured on a labelled set, and what
+``MemoryStore.write`` does with a near-duplicate (reports it, or merges into it).
+
+Core layer: ``text.similarity`` and the library; ``zeromem add`` / ``--merge`` is in
+tests/cli/test_add_similar.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.conftest import Run, as_json
 from tests.core.similarity_pairs import PAIRS
+from zeromem_cli import MemoryStore
 from zeromem_cli.text.similarity import SIMILARITY_THRESHOLD, similarity
 
 
@@ -37,60 +41,51 @@ def test_similarity_is_symmetric_and_bounded(a: str, b: str) -> None:
     assert 0.0 <= similarity(a, "completely unrelated words") <= 1.0
 
 
-def test_add_reports_a_near_duplicate_on_stderr_and_still_adds(cli: Run) -> None:
-    cli("add", "The staging database is db-2.internal")
-    cli("add", "Lunch with Sam on Tuesday")
-    result = cli("add", "Staging database: db-2.internal")
-    assert result.exit_code == 0 and result.stdout == "3\n"
-    assert "similar to #1" in result.stderr
-    assert "#2" not in result.stderr
+# -- what a write does with a near-duplicate --------------------------------------------------
 
 
-def test_add_reports_chinese_near_duplicates(cli: Run) -> None:
-    cli("add", "周报每周五下午五点发送")
-    result = cli("add", "周报在每周五下午五点发出")
-    assert result.stdout == "2\n" and "similar to #1" in result.stderr
-    distinct = cli("add", "月报每月一号上午九点提交")
-    assert distinct.stdout == "3\n" and "similar" not in distinct.stderr
+def test_a_near_duplicate_is_added_and_reported(store: MemoryStore) -> None:
+    first = store.add("The staging database is db-2.internal")
+    store.add("Lunch with Sam on Tuesday")
+    result = store.write("Staging database: db-2.internal")
+    assert result.action == "added" and result.memory.id != first.id
+    assert [memory_id for memory_id, _ in result.similar] == [first.id]
+    assert all(score >= SIMILARITY_THRESHOLD for _, score in result.similar)
+    assert store.write("User prefers tabs over spaces").similar == []
 
 
-def test_distinct_facts_are_not_reported(cli: Run) -> None:
-    cli("add", "User prefers dark mode in the editor")
-    result = cli("add", "User prefers tabs over spaces")
-    assert result.exit_code == 0 and result.stderr == ""
-
-
-def test_merge_updates_the_nearest_and_keeps_the_old_text_in_history(cli: Run) -> None:
-    cli("add", "Deploys happen every Tuesday morning", "-c", "ops", "-k", "deploys")
-    cli("add", "Bob is allergic to peanuts")
-    merged = cli("add", "Deploys happen on Tuesday mornings", "--merge", "-t", "infra")
-    assert merged.exit_code == 0 and merged.stdout == "1\n"
-    assert "merged into #1" in merged.stderr
-    record = as_json(cli("show", "1", "--json"))
-    assert record["content"] == "Deploys happen on Tuesday mornings"
-    assert (record["key"], record["category"], record["tags"]) == ("deploys", "ops", ["infra"])
-    versions = as_json(cli("history", "1", "--json"))
-    assert [v["content"] for v in versions] == [
+def test_merge_makes_the_text_the_next_version_of_the_nearest(store: MemoryStore) -> None:
+    nearest = store.add("Deploys happen every Tuesday morning", category="ops", key="deploys")
+    store.add("Bob is allergic to peanuts")
+    result = store.write("Deploys happen on Tuesday mornings", tags=["infra"], merge=True)
+    assert result.action == "merged" and result.memory.id == nearest.id
+    merged = store.get(nearest.id)
+    assert (merged.content, merged.key, merged.category, merged.tags) == (
+        "Deploys happen on Tuesday mornings",
+        "deploys",
+        "ops",
+        ["infra"],
+    )
+    versions = store.history(nearest.id)
+    assert [v.content for v in versions] == [
         "Deploys happen every Tuesday morning",
         "Deploys happen on Tuesday mornings",
     ]
-    assert versions[0]["change"] == "merge"
-    assert len(as_json(cli("list", "--json"))) == 2  # nothing deleted, nothing added
+    assert versions[0].change == "merge"
+    assert store.count() == 2  # nothing deleted, nothing added
 
 
-def test_merge_without_a_similar_memory_adds(cli: Run) -> None:
-    cli("add", "Bob is allergic to peanuts")
-    result = cli("add", "The API timeout is 30 seconds", "--merge")
-    assert result.stdout == "2\n" and result.stderr == ""
+def test_merge_without_a_near_duplicate_adds(store: MemoryStore) -> None:
+    store.add("Bob is allergic to peanuts")
+    result = store.write("The API timeout is 30 seconds", merge=True)
+    assert result.action == "added" and result.similar == [] and store.count() == 2
 
 
-def test_similarity_never_crosses_scopes(cli: Run) -> None:
-    cli("add", "Bob is allergic to peanuts", "--user", "alice")
-    result = cli("add", "Bob has a peanut allergy", "--user", "carol", "--merge")
-    assert result.stdout == "2\n" and result.stderr == ""
-
-
-def test_allow_duplicate_skips_the_similarity_check(cli: Run) -> None:
-    cli("add", "Bob is allergic to peanuts")
-    result = cli("add", "Bob has a peanut allergy", "--allow-duplicate", "--merge")
-    assert result.stdout == "2\n" and result.stderr == ""
+def test_near_duplicates_are_looked_for_in_the_writing_scope_only(store: MemoryStore) -> None:
+    store.scoped(user="alice").add("Bob is allergic to peanuts")
+    carol = store.scoped(user="carol").write("Bob has a peanut allergy", merge=True)
+    assert carol.action == "added" and carol.similar == []
+    forced = store.scoped(user="alice").write(
+        "Bob has a peanut allergy", merge=True, allow_duplicate=True
+    )
+    assert forced.action == "added" and forced.similar == []  # allow_duplicate skips the check

@@ -1,9 +1,8 @@
-"""The library API and the storage layer, on real SQLite files."""
+"""The library API on real SQLite files (core: the public MemoryStore contract)."""
 
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -13,10 +12,8 @@ from zeromem_cli import (
     InvalidInputError,
     MemoryStore,
     NotFoundError,
-    SchemaError,
     StoreError,
 )
-from zeromem_cli.storage.migrations import LATEST_VERSION
 
 
 def test_library_round_trip(store: MemoryStore) -> None:
@@ -36,17 +33,6 @@ def test_default_location_is_created_on_first_use(isolated_home: Path) -> None:
     with MemoryStore() as opened:
         opened.add("first")
     assert (isolated_home / "memories.db").is_file()
-
-
-def test_fresh_database_has_the_expected_schema(store: MemoryStore) -> None:
-    conn = store.connection
-    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"memories", "memories_fts", "memory_history", "store_meta"} <= names
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    columns = [r[1] for r in conn.execute("PRAGMA table_info(memories)")]
-    for name in ("uid", "content", "key", "user", "agent", "session", "expires_at", "deleted_at"):
-        assert name in columns
 
 
 def test_key_is_unique_per_scope_and_upserts(store: MemoryStore) -> None:
@@ -118,21 +104,6 @@ def test_a_directory_is_refused(tmp_path: Path) -> None:
         MemoryStore(tmp_path)
 
 
-def test_a_newer_schema_is_refused_and_unchanged(db_path: Path) -> None:
-    with MemoryStore(db_path) as store:
-        store.add("kept")
-    conn = sqlite3.connect(db_path)
-    conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 5}")
-    conn.commit()
-    conn.close()
-    with pytest.raises(SchemaError, match="newer"):
-        MemoryStore(db_path)
-    conn = sqlite3.connect(db_path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION + 5
-    assert conn.execute("SELECT content FROM memories").fetchall() == [("kept",)]
-    conn.close()
-
-
 @pytest.mark.skipif(not hasattr(__import__("os"), "getuid"), reason="POSIX permissions")
 def test_files_are_private(tmp_path: Path) -> None:
     target = tmp_path / "new-dir" / "m.db"
@@ -143,16 +114,6 @@ def test_files_are_private(tmp_path: Path) -> None:
         path = Path(str(target) + suffix)
         if path.exists():
             assert (path.stat().st_mode & 0o777) == 0o600, suffix
-
-
-def test_index_is_rebuilt_when_the_segmentation_version_changes(db_path: Path) -> None:
-    with MemoryStore(db_path) as store:
-        store.add("周报发送时间改为每周五下午五点")
-        store.connection.execute("UPDATE store_meta SET value = '0' WHERE key = 'index_version'")
-        store.connection.execute("INSERT INTO memories_fts(memories_fts) VALUES ('delete-all')")
-        assert store.search("周报") == []
-    with MemoryStore(db_path) as reopened:
-        assert [h.content for h in reopened.search("周报")] == ["周报发送时间改为每周五下午五点"]
 
 
 def test_key_upsert_keeps_fields_it_does_not_set(store: MemoryStore) -> None:

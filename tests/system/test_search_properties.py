@@ -1,4 +1,9 @@
-"""Property tests: no query text, however strange, raises or changes the store."""
+"""Property tests: no query text, however strange, raises or changes the store.
+
+System layer (fuzz): "changes nothing" is checked against a checksum of the SQLite tables and
+the FTS5 index data, read through the store's connection. The backend-neutral form of the
+promise (tests/core/test_query.py) checks what the public API shows.
+"""
 
 from __future__ import annotations
 

@@ -1,15 +1,28 @@
-"""Schema migrations: a database written at every earlier version upgrades to exactly the
-schema of a fresh one, keeping every memory, its history and its searchability."""
+"""Schema migrations on real SQLite files (system layer): a database written at every earlier
+version upgrades to exactly the schema of a fresh one, keeping every memory, its history and
+its searchability; single steps (the live-expiry and pinned-rank indexes) upgrade the previous
+schema in place and their query plans use them; a newer schema is refused untouched; a changed
+segmentation rebuilds the index; a long upgrade is announced (the CLI prints the store's notice).
+
+System, not core: these build old-schema files with raw sqlite3, read ``sqlite_master``,
+PRAGMAs and query plans, and patch the migration list. They test how the SQLite backend lays
+out and upgrades its files; a second backend brings its own migrations and its own such tests,
+while the backend-neutral contract (tests/core) never sees a schema.
+"""
 
 from __future__ import annotations
 
 import sqlite3
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
-from zeromem_cli import MemoryStore
+from tests.conftest import index_names
+from zeromem_cli import MemoryStore, SchemaError
+from zeromem_cli.lifecycle import GcPolicy, collect_garbage
 from zeromem_cli.models import Filters
+from zeromem_cli.storage import migrations as migrations_module
 from zeromem_cli.storage.migrations import LATEST_VERSION, MIGRATIONS
 from zeromem_cli.transfer.imports import export_records, import_text
 
@@ -176,3 +189,116 @@ def test_a_long_upgrade_is_announced_first(tmp_path: Path, monkeypatch: pytest.M
     ]
     again = runner.invoke(app, ["list", "--db", str(old)])
     assert again.exit_code == 0 and again.stderr == ""
+
+
+# -- fresh and newer schemas, index version -------------------------------------------------
+
+
+def test_fresh_database_has_the_expected_schema(store: MemoryStore) -> None:
+    conn = store.connection
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"memories", "memories_fts", "memory_history", "store_meta"} <= names
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    columns = [r[1] for r in conn.execute("PRAGMA table_info(memories)")]
+    for name in ("uid", "content", "key", "user", "agent", "session", "expires_at", "deleted_at"):
+        assert name in columns
+
+
+def test_a_newer_schema_is_refused_and_unchanged(db_path: Path) -> None:
+    with MemoryStore(db_path) as store:
+        store.add("kept")
+    conn = sqlite3.connect(db_path)
+    conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 5}")
+    conn.commit()
+    conn.close()
+    with pytest.raises(SchemaError, match="newer"):
+        MemoryStore(db_path)
+    conn = sqlite3.connect(db_path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION + 5
+    assert conn.execute("SELECT content FROM memories").fetchall() == [("kept",)]
+    conn.close()
+
+
+def test_index_is_rebuilt_when_the_segmentation_version_changes(db_path: Path) -> None:
+    with MemoryStore(db_path) as store:
+        store.add("周报发送时间改为每周五下午五点")
+        store.connection.execute("UPDATE store_meta SET value = '0' WHERE key = 'index_version'")
+        store.connection.execute("INSERT INTO memories_fts(memories_fts) VALUES ('delete-all')")
+        assert store.search("周报") == []
+    with MemoryStore(db_path) as reopened:
+        assert [h.content for h in reopened.search("周报")] == ["周报发送时间改为每周五下午五点"]
+
+
+# -- single steps: the previous schema upgrades in place ----------------------------------------
+
+
+def test_previous_schema_gains_the_live_expiry_index_and_keeps_its_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "old.db"
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    previous = migrations_module.MIGRATIONS[
+        : migrations_module.MIGRATIONS.index(migrations_module.m005_live_expiry_index)
+    ]
+    monkeypatch.setattr(migrations_module, "MIGRATIONS", previous)
+    monkeypatch.setattr(migrations_module, "LATEST_VERSION", len(previous))
+    with MemoryStore(path, clock=lambda: start) as store:
+        store.add("expires soon", ttl="1h")
+        store.add("stays")
+    assert "idx_memories_expires" in index_names(path)
+    monkeypatch.undo()
+
+    later = start + timedelta(days=1)
+    with MemoryStore(path, clock=lambda: later) as store:
+        assert "idx_memories_live_expires" in index_names(path)
+        assert "idx_memories_expires" not in index_names(path)
+        plan = store.connection.execute(
+            "EXPLAIN QUERY PLAN SELECT m.id FROM memories m WHERE m.deleted_at IS NULL "
+            "AND m.expires_at IS NOT NULL AND m.expires_at <= ?",
+            ("2030",),
+        ).fetchall()
+        assert any("idx_memories_live_expires" in row[3] for row in plan)
+        assert collect_garbage(store, GcPolicy()).expired == 1
+        assert [m.content for m in store.list()] == ["stays"]
+        assert collect_garbage(store, GcPolicy()).expired == 0
+
+
+def _pinned_plan(store: MemoryStore) -> str:
+    """The query plan of pack's pinned read (the store's own SQL, through EXPLAIN)."""
+    conn = store.connection
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    try:
+        store.pack_candidates(10, pinned_only=True, pinned_limit=3)
+    finally:
+        conn.set_trace_callback(None)
+    pinned = next(sql for sql in statements if "pinned = 1" in sql)
+    rows = conn.execute("EXPLAIN QUERY PLAN " + pinned).fetchall()
+    return " | ".join(row[3] for row in rows)
+
+
+def test_previous_schema_gains_the_pinned_rank_index_and_keeps_the_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "old.db"
+    previous = migrations_module.MIGRATIONS[
+        : migrations_module.MIGRATIONS.index(migrations_module.m006_pinned_rank_index)
+    ]
+    monkeypatch.setattr(migrations_module, "MIGRATIONS", previous)
+    monkeypatch.setattr(migrations_module, "LATEST_VERSION", len(previous))
+    with MemoryStore(path) as store:
+        for number, importance in enumerate((3, 9, 9, 1, 7)):
+            store.add(f"pinned fact {number}", pinned=True, importance=importance)
+        store.add("not pinned", importance=10)
+    assert "idx_memories_scope_pinned" in index_names(path)
+    monkeypatch.undo()
+
+    with MemoryStore(path) as store:
+        assert "idx_memories_pinned_rank" in index_names(path)
+        assert "idx_memories_scope_pinned" not in index_names(path)
+        plan = _pinned_plan(store)
+        assert "idx_memories_pinned_rank" in plan and "TEMP B-TREE" not in plan
+        pinned = store.pack_candidates(10, pinned_only=True, pinned_limit=3)
+        # Most important first; equal importance: the newer (higher id, same second) first.
+        assert [m.content for m in pinned] == ["pinned fact 2", "pinned fact 1", "pinned fact 4"]

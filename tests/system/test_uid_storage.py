@@ -1,4 +1,9 @@
-"""A memory's uid is stored as 16 bytes and shown, exported and imported as canonical text."""
+"""A memory's uid is stored as 16 bytes and shown, exported and imported as canonical text;
+absent values are stored as NULL.
+
+System layer: each test reads the columns of the SQLite file with plain sqlite3 (and the uid
+helpers of ``storage.uids``), the storage layout below the public API.
+"""
 
 from __future__ import annotations
 
@@ -80,3 +85,33 @@ def test_uid_helpers_round_trip_and_refuse_non_uuids() -> None:
     for bad in ("", "uid-1", GIVEN.replace("-", ""), GIVEN[:-1] + "g", GIVEN[:-2] + "  "):
         with pytest.raises(ValueError):
             uid_to_db(bad)
+
+
+def test_imported_columns_keep_their_sql_types(cli: Run, db_path: Path) -> None:
+    """Absent values are NULL (not ''), the uid a 16-byte BLOB, whatever the bind path."""
+    records = [
+        {"content": "no key, no times"},
+        {
+            "content": "all of them",
+            "key": "k",
+            "expires_at": "2099-01-01T00:00:00Z",
+            "last_accessed_at": "2025-01-01T00:00:00Z",
+            "deleted_at": "2025-02-01T00:00:00Z",
+            "deleted_reason": "archived",
+        },
+    ]
+    data = "".join(json.dumps(r) + "\n" for r in records)
+    assert as_json(cli("import", "-", "--format", "jsonl", "--json", input=data))["added"] == 2
+    conn = sqlite3.connect(db_path)
+    try:
+        rows = conn.execute(
+            "SELECT typeof(uid), length(uid), typeof(key), typeof(expires_at), "
+            "typeof(last_accessed_at), typeof(deleted_at), typeof(deleted_reason) "
+            "FROM memories ORDER BY id"
+        ).fetchall()
+    finally:
+        conn.close()
+    assert rows == [
+        ("blob", 16, "null", "null", "null", "null", "null"),
+        ("blob", 16, "text", "text", "text", "text", "text"),
+    ]

@@ -1,4 +1,8 @@
-"""Search behaviour end to end: languages, ranking, filters and output formats."""
+"""`zeromem search` end to end: languages, ranking, filters and output formats.
+
+CLI layer (CliRunner), moved whole from tests/core. The same behaviour through the library,
+the contract a second backend must pass, is in tests/core/test_store_search.py.
+"""
 
 from __future__ import annotations
 
@@ -176,26 +180,7 @@ def test_scope_options_limit_search(cli: Run) -> None:
     assert search_ids(cli, "secret recipe") == []
 
 
-# -- ranking tie-breakers and dates -------------------------------------------------------------
-
-
-def test_importance_and_pinned_break_ties(store: MemoryStore) -> None:
-    low = store.add("printer on floor two", importance=2)
-    high = store.add("printer on floor three", importance=9)
-    assert [h.id for h in store.search("printer")] == [high.id, low.id]
-    store.update(low.id, pinned=True, importance=9)
-    assert [h.id for h in store.search("printer")][0] == low.id
-
-
-def test_a_date_in_the_query_prefers_memories_from_then(store: MemoryStore) -> None:
-    may = store.write(
-        "Team offsite planning", created_at=datetime(2023, 5, 10, tzinfo=timezone.utc)
-    )
-    june = store.write(
-        "Team offsite booking", created_at=datetime(2023, 6, 10, tzinfo=timezone.utc)
-    )
-    assert [h.id for h in store.search("team offsite in May 2023")][0] == may.memory.id
-    assert [h.id for h in store.search("team offsite on 10 June, 2023")][0] == june.memory.id
+# -- the library and the CLI agree ---------------------------------------------------------------
 
 
 def test_library_search_matches_the_cli(cli: Run, db_path: Path) -> None:

@@ -1,8 +1,13 @@
 """Bounded ranking on large match sets (``zeromem_cli.storage.window``), shown on a small store by
 lowering the threshold: only the newest matches and every match of a rare word are ranked,
-and the search falls back to ranking everything when too few of those are visible."""
+and the search falls back to ranking everything when too few of those are visible.
+
+System layer: the window is a SQLite FTS5 strategy (``find_window`` on the store's connection,
+``LARGE`` patched); its effects are shown through ``MemoryStore.search``."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -110,3 +115,73 @@ def test_too_few_holding_every_word_ranks_every_match(lopsided: MemoryStore) -> 
     # Four candidates asked, three hold both words: every match is ranked, BM25 order.
     hits = lopsided.search("quokka habitat", limit=4, ranking=BM25_ONLY)
     assert len(hits) == 4 and hits[0].content == "quokka"
+
+
+# -- more of the window: exact forms, CJK, every word, the clause, scopes -----------------------
+
+
+def test_a_word_is_probed_in_its_exact_forms_and_a_lone_cjk_character_as_a_prefix() -> None:
+    assert window.any_of(expand_terms(["report"]), exact=True) == '"report"'
+    assert window.any_of(expand_terms(["report"]), exact=False) == '"report" OR "report"*'
+    assert window.any_of(expand_terms(["go"]), exact=True) == '"go" OR "went" OR "gone"'
+    # A lone CJK character is indexed only inside grams: its prefix is its exact form.
+    assert window.any_of(expand_terms(["猫"]), exact=True) == '"猫"*'
+
+
+@pytest.fixture
+def cats(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> MemoryStore:
+    """Twelve memories holding 猫 and "number"; the oldest alone holds "zebra"."""
+    store.add("zebra 我的猫 number", allow_duplicate=True)
+    for number in range(11):
+        store.add(f"我的猫 number {number} 报告", allow_duplicate=True)
+    monkeypatch.setattr(window, "LARGE", 5)
+    return store
+
+
+def test_a_common_cjk_character_gets_a_window_of_its_newest_matches(cats: MemoryStore) -> None:
+    bounds = window.find_window(cats.connection, [expand_terms(["猫"])])
+    assert bounds == window.Window('("猫"*)', 12 - 5)
+    hits = cats.search("猫", limit=3, ranking=EXACT)
+    assert len(hits) == 3 and all(m.id > 12 - 5 for m in hits)  # from the window's five only
+    # Asking for more than the window holds ranks every match (too few visible in it).
+    assert len(cats.search("猫", limit=20, ranking=EXACT)) == 12
+
+
+def test_every_word_common_gives_an_all_words_window(cats: MemoryStore) -> None:
+    words = [expand_terms(["猫"]), expand_terms(["number"])]
+    assert window.find_window(cats.connection, words, every=True) == window.Window(
+        '("猫"*) AND ("number")', 12 - 5
+    )
+    # A rare word among them: few memories can hold every word, so no window is needed.
+    words.append(expand_terms(["zebra"]))
+    assert window.find_window(cats.connection, words, every=True) is None
+
+
+def test_the_clause_selects_the_window_and_the_rare_matches(cats: MemoryStore) -> None:
+    conn = cats.connection
+    words = [expand_terms(["zebra"]), expand_terms(["number"])]
+    bounds = window.find_window(conn, words)
+    assert bounds is not None and bounds.rare_ids == (1,)
+    for shown in (bounds, window.Window(bounds.match, bounds.after)):
+        where, params = shown.clause()
+        rows = conn.execute(
+            f"SELECT rowid FROM memories_fts WHERE memories_fts MATCH :m AND {where}",
+            {"m": bounds.match, **params},
+        )
+        expected = set(range(bounds.after + 1, 13)) | set(shown.rare_ids)
+        assert {r[0] for r in rows} == expected
+
+
+def test_another_scope_filling_the_window_does_not_hide_a_scope_s_best(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with MemoryStore(db_path, user="alice") as alice:
+        best = alice.add("report", allow_duplicate=True)
+        alice.add("a long report about the quarterly figures", allow_duplicate=True)
+    with MemoryStore(db_path, user="bob") as bob:
+        for number in range(12):
+            bob.add(f"the weekly status report number {number} for bob", allow_duplicate=True)
+    monkeypatch.setattr(window, "LARGE", 5)
+    with MemoryStore(db_path, user="alice") as alice:
+        hits = alice.search("report", limit=1, ranking=EXACT)
+    assert [m.id for m in hits] == [best.id]  # bob's newer matches fill the window: all ranked

@@ -1,5 +1,10 @@
-"""Secrets on the way out and in: pack masks stored credentials in every format (unless
---reveal), import refuses records holding them (unless --allow-secret), never echoing one."""
+"""Secrets on the way out and in, through the CLI: pack masks stored credentials in every
+format (unless --reveal); add, update and import refuse them (unless --allow-secret) with
+exit 2 and the rule named, never echoing one.
+
+CLI layer (CliRunner). The rules themselves and the store's refusal are core:
+tests/core/test_secrets.py (the add/update tests below were moved from there whole).
+"""
 
 from __future__ import annotations
 
@@ -146,3 +151,37 @@ def test_import_checks_csv_and_key_fields(cli: Run) -> None:
     assert result.exit_code == 2
     assert "field 'key': likely secret: GitHub token (rule github_token)" in result.stderr
     assert GITHUB not in result.stderr
+
+
+# -- add and update refuse (from core/test_secrets.py) -------------------------------------------
+
+
+def test_cli_add_refuses_with_exit_2_and_allow_secret_overrides(cli: Run) -> None:
+    secret = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
+    result = cli("add", f"stripe key {secret}")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("zeromem: error: refusing to store a likely secret in content")
+    assert "stripe_key" in result.stderr and "--allow-secret" in result.stderr
+    assert secret not in result.stderr + result.stdout
+    assert len(result.stderr.splitlines()) == 1
+    assert as_json(cli("list", "--json")) == []
+    stdin = cli("add", "-", input=f"from stdin {secret}\n")
+    assert stdin.exit_code == 2 and "stripe_key" in stdin.stderr
+    assert cli("add", f"stripe key {secret}", "--allow-secret").stdout == "1\n"
+
+
+def test_cli_update_refuses_and_keeps_the_old_version(cli: Run) -> None:
+    cli("add", "the wifi")
+    result = cli("update", "1", "the wifi passwd: Blue-Fish-42")
+    assert result.exit_code == 2 and "password_assignment" in result.stderr
+    assert "Blue-Fish-42" not in result.stderr
+    assert as_json(cli("show", "1", "--json"))["content"] == "the wifi"
+    assert cli("update", "1", "the wifi passwd: Blue-Fish-42", "--allow-secret").exit_code == 0
+    assert len(as_json(cli("history", "1", "--json"))) == 2
+
+
+def test_key_upsert_through_add_is_checked_too(cli: Run) -> None:
+    cli("add", "printer setup", "--key", "printer")
+    result = cli("add", "printer admin password=Pr1nt3r!", "--key", "printer")
+    assert result.exit_code == 2
+    assert as_json(cli("show", "1", "--json"))["content"] == "printer setup"
