@@ -11,7 +11,8 @@ import pytest
 from zeromem_cli import MemoryStore
 from zeromem_cli.models import Filters
 from zeromem_cli.storage.migrations import LATEST_VERSION, MIGRATIONS
-from zeromem_cli.transfer.imports import export_records, import_text
+from zeromem_cli.transfer.export import export_records
+from zeromem_cli.transfer.imports import import_text
 
 # uids as zeromem wrote them before they were stored as bytes: canonical UUID text.
 UIDS = {
