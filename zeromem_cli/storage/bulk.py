@@ -293,8 +293,8 @@ def update_imported(
 
 # The INSERT parameters of a record, built for the sqlite3 module's fast path: it binds an
 # exact int, float, str or bytearray directly, but looks up an adapter for anything else,
-# None and bytes included (raising and clearing an AttributeError or two each time, a visible
-# share of a bulk import: ``python -m benchmarks.transfer_speed``). So the uid is bound as a
+# None and bytes included (raising and clearing an AttributeError or two each time, measured by
+# ``python -m benchmarks.transfer_speed``). So the uid is bound as a
 # bytearray (stored as the same BLOB), and the columns that may be NULL as '' turned back into
 # NULL by NULLIF: none of them is ever '' (keys and labels are never empty, times are
 # ISO-8601, deleted_reason is a name).

@@ -88,7 +88,8 @@ def _setup(conn: sqlite3.Connection) -> None:
     # no copy of the text behind (many builds default to this; some do not).
     conn.execute("PRAGMA secure_delete=ON")
     # Read pages through a memory map instead of one read() each: a short-lived process (every
-    # CLI call) reads hundreds of scattered pages per search, twice as fast this way.
+    # CLI call) reads hundreds of scattered pages per search (``python -m benchmarks.speed
+    # --only cold`` shows the difference).
     conn.execute("PRAGMA mmap_size=268435456")
 
 

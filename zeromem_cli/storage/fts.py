@@ -125,8 +125,9 @@ def ensure_index_version(
 
 # FTS5 buffers new index entries in a hash of pending terms and writes them out as a segment
 # whenever it holds more than 'hashsize' bytes (1 MiB by default); segments are then merged,
-# level by level. A bulk load writes far fewer, bigger segments with a larger hash: ~20% less
-# FTS5 time per row at 100k rows, for at most this much memory.
+# level by level. A bulk load writes far fewer, bigger segments with a larger hash, which
+# spares FTS5 time per row (measured by ``python -m benchmarks.transfer_speed``), for at most
+# this much memory.
 BULK_HASH_SIZE = 64 * 1024 * 1024
 DEFAULT_HASH_SIZE = 1024 * 1024
 
