@@ -145,16 +145,19 @@ class ParsedQuery(FrozenRecord):
         return " OR ".join(t.expression() for t in terms)
 
 
+def query_words(text: str, content: list[str] | None = None) -> list[str]:
+    """The terms searched for ``text``: its content terms (``content``, when the caller has
+    them already) or, when every word of it is a stop word ("what is it?"), the stop words
+    themselves rather than nothing."""
+    if content is None:
+        content = query_terms(text)
+    return content or query_terms(text, drop_stop_words=False)
+
+
 def parse_query(text: str) -> ParsedQuery:
-    """``text`` cut into words: its content terms and, when every word of it is a stop word
-    ("what is it?"), the stop words themselves as the terms searched rather than nothing."""
+    """``text`` cut into words once: its content terms and the terms searched."""
     content = query_terms(text)
-    return ParsedQuery(text, content, content or query_terms(text, drop_stop_words=False))
-
-
-def query_words(text: str) -> list[str]:
-    """The terms searched for ``text`` (``ParsedQuery.words``)."""
-    return list(parse_query(text).words)
+    return ParsedQuery(text, content, query_words(text, content))
 
 
 def build_match(text: str, *, prefix: bool = True, variants: bool = True) -> str | None:
