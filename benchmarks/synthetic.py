@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from zeromem_cli.storage import fts
 from zeromem_cli.storage.uids import uid_to_db
 from zeromem_cli.store import MemoryStore
 from zeromem_cli.text.normalize import INDEX_VERSION, content_hash
@@ -173,9 +174,9 @@ def build_database(path: Path, count: int, seed: int = SEED) -> Path:
     """Create (or reuse) a database of ``count`` synthetic memories at ``path``.
 
     Rows go in with ``executemany`` in one transaction (ids assigned in order), indexed through
-    the store's own ``index_rows`` so the FTS content is exactly what ``add`` would write, then
-    compacted as ``zeromem gc --vacuum`` would (FTS optimize, VACUUM); the 1M tier builds in a
-    few minutes.
+    the store's own ``storage.fts.index_rows`` so the FTS content is exactly what ``add``
+    writes, then compacted as ``zeromem gc --vacuum`` would (FTS optimize, VACUUM); the 1M
+    tier builds in a few minutes.
     """
     if path.exists():
         return path
@@ -223,7 +224,7 @@ def _insert(store: MemoryStore, conn: sqlite3.Connection, batch: list[dict[str, 
         ":category, :tags, :key, :user, :importance, :pinned, :created_at, :updated_at)",
         batch,
     )
-    store.index_rows(conn, batch)  # the store's own segmentation, not a copy of it
+    fts.index_rows(conn, batch)  # the store's own segmentation, not a copy of it
 
 
 def cached_database(count: int) -> Path:

@@ -15,25 +15,23 @@ process (or count) the same memory twice.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from zeromem_cli.errors import InvalidInputError, NotFoundError
-from zeromem_cli.models import Filters, Memory
-from zeromem_cli.storage.db import map_error
+from zeromem_cli.models import Filters, Memory, Scope
+from zeromem_cli.storage import bulk, fts
+from zeromem_cli.storage.db import mapped_errors
 from zeromem_cli.store import MemoryStore
 from zeromem_cli.times import to_iso
 
 # Rows per gc transaction: large enough to be quick, small enough that a concurrent `add`
 # never waits long for the write lock.
 GC_BATCH = 500
-# Ids per `IN (json_each(?))` chunk when a bulk purge reads the rows it deletes.
-_CHUNK = 2000
 
 LIVE, TRASH, ANY = "live", "trash", "any"
 
@@ -67,31 +65,11 @@ class Selection:
             raise InvalidInputError(f"unknown selection state {self.state!r}")
 
 
-def _scope_sql(store: MemoryStore, scoped: bool = True) -> tuple[str, dict[str, Any]]:
-    if not scoped:
-        return "1", {}
-    user, agent, session = store.scope.as_columns()
-    return (
-        "m.user = :s_user AND m.agent = :s_agent AND m.session = :s_session",
-        {"s_user": user, "s_agent": agent, "s_session": session},
-    )
-
-
-def _state_sql(state: str) -> str:
-    return {
-        LIVE: "m.deleted_at IS NULL",
-        TRASH: "m.deleted_at IS NOT NULL",
-        ANY: "1",
-    }[state]
-
-
 def select(store: MemoryStore, selection: Selection) -> list[Memory]:
     """The memories ``selection`` picks in the store's scope (expired ones included): by rank
     when there is a query, otherwise oldest first. Explicit ids must all exist, in the selected
     state, or NotFoundError names the missing ones."""
     selection.check()
-    scope, params = _scope_sql(store)
-    clauses = [scope, _state_sql(selection.state)]
     ids = list(dict.fromkeys(selection.ids))
     for memory_id in ids:
         if isinstance(memory_id, bool) or not isinstance(memory_id, int) or memory_id < 1:
@@ -104,30 +82,18 @@ def select(store: MemoryStore, selection: Selection) -> list[Memory]:
             filters=Filters(include_expired=True, include_deleted=True),
         )
         ranked = [h.id for h in hits]
-    if ids:
-        clauses.append("m.id IN (SELECT value FROM json_each(:ids))")
-        params["ids"] = json.dumps(ids)
-    if selection.key is not None:
-        clauses.append("m.key = :key")
-        params["key"] = selection.key
-    if selection.category is not None:
-        clauses.append("m.category = :category")
-        params["category"] = selection.category
-    for number, tag in enumerate(dict.fromkeys(selection.tags)):
-        clauses.append(f"EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value = :tag{number})")
-        params[f"tag{number}"] = tag
-    if selection.before is not None:
-        clauses.append("m.created_at < :before")
-        params["before"] = to_iso(selection.before)
-    if ranked is not None:
-        clauses.append("m.id IN (SELECT value FROM json_each(:ranked))")
-        params["ranked"] = json.dumps(ranked)
-    sql = f"SELECT m.* FROM memories m WHERE {' AND '.join(clauses)} ORDER BY m.id"
-    try:
-        rows = store.connection.execute(sql, params).fetchall()
-    except sqlite3.Error as exc:
-        raise map_error(exc, store.path) from None
-    memories = [store.row_to_memory(r) for r in rows]
+    with mapped_errors(store.path):
+        memories = bulk.selected(
+            store.connection,
+            store.scope,
+            state=selection.state,
+            ids=ids,
+            key=selection.key,
+            category=selection.category,
+            tags=selection.tags,
+            before=selection.before,
+            ranked=ranked,
+        )
     if ids:
         found = {m.id for m in memories}
         if selection.query is None and (missing := [i for i in ids if i not in found]):
@@ -144,14 +110,9 @@ def select(store: MemoryStore, selection: Selection) -> list[Memory]:
 
 def forget(store: MemoryStore, ids: Sequence[int]) -> int:
     """Soft-delete the live memories among ``ids`` in one transaction; return how many."""
-    now = to_iso(store.now())
+    now = store.now()
     with store.transaction() as conn:
-        cursor = conn.executemany(
-            "UPDATE memories SET deleted_at = ?, deleted_reason = 'forgotten' "
-            "WHERE id = ? AND deleted_at IS NULL",
-            ((now, memory_id) for memory_id in dict.fromkeys(ids)),
-        )
-        return max(cursor.rowcount, 0)
+        return bulk.forget_live(conn, dict.fromkeys(ids), now)
 
 
 @dataclass
@@ -160,42 +121,11 @@ class PurgeResult:
     wal_truncated: bool  # False: a reader kept the WAL busy; old pages may remain there
 
 
-def _delete_for_good(store: MemoryStore, conn: sqlite3.Connection, ids: Sequence[int]) -> int:
-    """Delete rows, history and index entries of ``ids`` (inside the caller's transaction)."""
-    purged = 0
-    ids = list(dict.fromkeys(ids))
-    for start in range(0, len(ids), _CHUNK):
-        chunk = json.dumps(ids[start : start + _CHUNK])
-        rows = conn.execute(
-            "SELECT id, content, tags, category, key FROM memories "
-            "WHERE id IN (SELECT value FROM json_each(?))",
-            (chunk,),
-        ).fetchall()
-        store.drop_from_index(conn, rows)
-        conn.execute(
-            "DELETE FROM memory_history WHERE memory_id IN (SELECT value FROM json_each(?))",
-            (chunk,),
-        )
-        purged += conn.execute(
-            "DELETE FROM memories WHERE id IN (SELECT value FROM json_each(?))", (chunk,)
-        ).rowcount
-    return purged
-
-
-def _optimize_index(conn: sqlite3.Connection) -> None:
-    # Merge every FTS segment into one: segments that still held the purged tokens are
-    # rewritten and their pages freed (and zeroed, with secure_delete).
-    conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
-
-
 def checkpoint(store: MemoryStore) -> bool:
     """Copy the WAL into the main file and truncate it to zero bytes. Waits (busy timeout) for
     readers; returns False when one still held an old snapshot."""
-    try:
-        busy = store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-    except sqlite3.Error as exc:
-        raise map_error(exc, store.path) from None
-    return not busy
+    with mapped_errors(store.path):
+        return bulk.checkpoint(store.connection)
 
 
 def purge(store: MemoryStore, ids: Sequence[int]) -> PurgeResult:
@@ -203,9 +133,9 @@ def purge(store: MemoryStore, ids: Sequence[int]) -> PurgeResult:
     is in none of the database files afterwards: rows, history and index entries go, the
     index is rewritten and the WAL truncated."""
     with store.transaction() as conn:
-        purged = _delete_for_good(store, conn, ids)
+        purged = bulk.delete_for_good(conn, ids)
         if purged:
-            _optimize_index(conn)
+            fts.optimize(conn)  # no old segment keeps the purged tokens
     return PurgeResult(purged, checkpoint(store) if purged else True)
 
 
@@ -250,37 +180,33 @@ class GcReport:
         return "gc: " + ", ".join(parts)
 
 
+Apply = Callable[[sqlite3.Connection, list[int]], int]
+
+
 def _batched(
-    store: MemoryStore, candidates_sql: str, params: dict[str, Any], apply: Any, dry_run: bool
+    store: MemoryStore,
+    selection: str,
+    scope: Scope | None,
+    params: dict[str, Any],
+    apply: Apply,
+    dry_run: bool,
 ) -> int:
-    """Run ``apply(conn, ids)`` on the ids ``candidates_sql`` selects, GC_BATCH per
-    transaction, until none is left; return how many were processed."""
+    """Run ``apply(conn, ids)`` on the ids of a gc ``selection`` (``bulk.GC_SELECTIONS``),
+    GC_BATCH per transaction, until none is left; return how many were processed."""
     if dry_run:
-        count_sql = f"SELECT count(*) FROM ({candidates_sql})"
-        try:
-            return int(store.connection.execute(count_sql, params).fetchone()[0])
-        except sqlite3.Error as exc:
-            raise map_error(exc, store.path) from None
+        with mapped_errors(store.path):
+            return bulk.gc_count(store.connection, selection, scope, params)
     total = 0
     while True:
         with store.transaction() as conn:
-            ids = [
-                r[0] for r in conn.execute(f"{candidates_sql} LIMIT {GC_BATCH}", params).fetchall()
-            ]
+            ids = bulk.gc_batch(conn, selection, scope, params, GC_BATCH)
             if not ids:
                 return total
             total += int(apply(conn, ids))
 
 
-def _soft_delete(reason: str, now: str) -> Any:
-    def apply(conn: sqlite3.Connection, ids: list[int]) -> int:
-        return conn.execute(
-            "UPDATE memories SET deleted_at = ?, deleted_reason = ? "
-            "WHERE id IN (SELECT value FROM json_each(?)) AND deleted_at IS NULL",
-            (now, reason, json.dumps(ids)),
-        ).rowcount
-
-    return apply
+def _soft_delete(reason: str, now: str) -> Apply:
+    return lambda conn, ids: bulk.soft_delete(conn, ids, now, reason)
 
 
 def collect_garbage(
@@ -295,26 +221,21 @@ def collect_garbage(
     optionally VACUUM. ``all_scopes=False`` limits the row work to the store's scope."""
     moment = store.now()
     now = to_iso(moment)
-    scope, params = _scope_sql(store, scoped=not all_scopes)
-    params = {**params, "now": now}
+    scope = None if all_scopes else store.scope
+    params = {"now": now}
     report = GcReport(dry_run=dry_run)
 
     report.expired = _batched(
-        store,
-        f"SELECT m.id FROM memories m WHERE {scope} AND m.deleted_at IS NULL "
-        "AND m.expires_at IS NOT NULL AND m.expires_at <= :now",
-        params,
-        _soft_delete("expired", now),
-        dry_run,
+        store, "expired", scope, params, _soft_delete("expired", now), dry_run
     )
 
     purge_cutoff = to_iso(moment - timedelta(days=policy.trash_retention_days))
     report.purged = _batched(
         store,
-        f"SELECT m.id FROM memories m WHERE {scope} AND m.deleted_at IS NOT NULL "
-        "AND m.deleted_at <= :purge_cutoff AND m.deleted_reason IS NOT 'archived'",
+        "old_trash",
+        scope,
         {**params, "purge_cutoff": purge_cutoff},
-        lambda conn, ids: _delete_for_good(store, conn, ids),
+        bulk.delete_for_good,
         dry_run,
     )
 
@@ -322,9 +243,8 @@ def collect_garbage(
         stale_cutoff = to_iso(moment - timedelta(days=policy.archive_after_days))
         report.archived = _batched(
             store,
-            f"SELECT m.id FROM memories m WHERE {scope} AND m.deleted_at IS NULL "
-            "AND m.pinned = 0 AND m.importance <= :max_importance "
-            "AND max(m.updated_at, coalesce(m.last_accessed_at, '')) <= :stale_cutoff",
+            "stale",
+            scope,
             {
                 **params,
                 "stale_cutoff": stale_cutoff,
@@ -337,13 +257,11 @@ def collect_garbage(
     if dry_run:
         return report
     with store.transaction() as conn:
-        _optimize_index(conn)
+        fts.optimize(conn)
     report.optimized = True
     if vacuum:
-        try:
-            store.connection.execute("VACUUM")
-        except sqlite3.Error as exc:
-            raise map_error(exc, store.path) from None
+        with mapped_errors(store.path):
+            bulk.vacuum(store.connection)
         report.vacuumed = True
     report.wal_truncated = checkpoint(store)
     if not report.wal_truncated:
@@ -355,17 +273,5 @@ def trash(
     store: MemoryStore, *, reason: str | None = None, limit: int | None = None
 ) -> list[Memory]:
     """Soft-deleted memories of the store's scope, most recently deleted first."""
-    scope, params = _scope_sql(store)
-    sql = f"SELECT m.* FROM memories m WHERE {scope} AND m.deleted_at IS NOT NULL"
-    if reason is not None:
-        sql += " AND m.deleted_reason = :reason"
-        params["reason"] = reason
-    sql += " ORDER BY m.deleted_at DESC, m.id DESC"
-    if limit is not None:
-        sql += " LIMIT :limit"
-        params["limit"] = limit
-    try:
-        rows = store.connection.execute(sql, params).fetchall()
-    except sqlite3.Error as exc:
-        raise map_error(exc, store.path) from None
-    return [store.row_to_memory(r) for r in rows]
+    with mapped_errors(store.path):
+        return bulk.trash(store.connection, store.scope, reason=reason, limit=limit)

@@ -9,11 +9,12 @@ only the newest ``MAX_ENTRIES`` rows. ``log.enabled = false`` (config) turns it 
 
 from __future__ import annotations
 
-import sqlite3
 from typing import TYPE_CHECKING
 
+from zeromem_cli.errors import StoreError
 from zeromem_cli.plain import Record
-from zeromem_cli.storage.db import BUSY_TIMEOUT_SECONDS
+from zeromem_cli.storage import db
+from zeromem_cli.storage import oplog as table
 from zeromem_cli.times import to_iso
 
 if TYPE_CHECKING:
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
 
 MAX_ENTRIES = 10_000
 LOCK_WAIT_MS = 200
-_BUSY_TIMEOUT_MS = int(BUSY_TIMEOUT_SECONDS * 1000)  # the usual one, restored after a log write
 
 
 def logging_enabled() -> bool:
@@ -47,27 +47,11 @@ def record_operation(
         enabled = logging_enabled()
     if not enabled:
         return False
-    conn = store.connection
     try:
-        conn.execute(f"PRAGMA busy_timeout = {LOCK_WAIT_MS}")
-        # No fsync for this commit (WAL with synchronous=NORMAL): a log entry is not worth a
-        # disk flush on every search, and the checkpoint when the store closes (back under
-        # FULL) flushes it with everything else.
-        conn.execute("PRAGMA synchronous = NORMAL")
-        try:
-            with store.transaction() as tx:
-                cursor = tx.execute(
-                    "INSERT INTO operations_log (at, op, result_count, tokens) VALUES (?, ?, ?, ?)",
-                    (to_iso(store.now()), op, int(result_count), int(tokens)),
-                )
-                if cursor.lastrowid is not None and cursor.lastrowid % 100 == 0:
-                    tx.execute(
-                        "DELETE FROM operations_log WHERE id <= ?",
-                        (cursor.lastrowid - MAX_ENTRIES,),
-                    )
-        finally:
-            conn.execute("PRAGMA synchronous = FULL")
-            conn.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+        # Waits at most LOCK_WAIT_MS for the write lock, and no fsync for this commit: a log
+        # entry is not worth a disk flush on every search (see ``db.best_effort_writes``).
+        with db.best_effort_writes(store.connection, LOCK_WAIT_MS), store.transaction() as tx:
+            table.append(tx, to_iso(store.now()), op, result_count, tokens, MAX_ENTRIES)
     except Exception:  # a log entry is never worth failing the command it records
         return False
     return True
@@ -96,13 +80,11 @@ class OperationSummary(Record):
 def summarize(store: MemoryStore) -> dict[str, OperationSummary]:
     """Per operation: how many times it ran, results and tokens in total."""
     try:
-        rows = store.connection.execute(
-            "SELECT op, count(*), coalesce(sum(result_count), 0), coalesce(sum(tokens), 0) "
-            "FROM operations_log GROUP BY op ORDER BY op"
-        ).fetchall()
-    except sqlite3.Error:
+        with db.mapped_errors(store.path):
+            rows = table.totals(store.connection)
+    except StoreError:
         return {}
-    return {r[0]: OperationSummary(r[0], r[1], r[2], r[3]) for r in rows}
+    return {r[0]: OperationSummary(*r) for r in rows}
 
 
 __all__ = ["record_operation", "summarize", "OperationSummary", "MAX_ENTRIES"]

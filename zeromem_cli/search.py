@@ -1,11 +1,11 @@
-"""Search: the SQL that finds candidate memories and the ranking that orders them.
+"""Search: which memories match a query, and the ranking that orders them.
 
 ``MemoryStore.search`` delegates here. Two stages:
 
-1. FTS5 finds the memories matching the query (``query.build_match``: stop words dropped,
-   terms OR-ed, prefix and verb variants) within the scope and filters, and BM25 orders them,
-   with the labels a user chose (key, tags, category) weighted above the body text. The best
-   ``limit + pool`` of them are kept.
+1. FTS5 finds the memories matching the parsed query (``ParsedQuery.match``: stop words
+   dropped, terms OR-ed, prefix and verb variants) within the scope and filters, and BM25 orders
+   them, with the labels a user chose (key, tags, category) weighted above the body text
+   (``storage.candidates``). The best ``limit + pool`` of them are kept.
 2. Those candidates are re-scored in Python: BM25 times factors for a date the query names
    ("in May 2023", "last week" -> memories created then, x2) and, gently, importance, pinned
    and recency; plus a bonus for holding more of the query's words (all of them: + the best
@@ -17,40 +17,35 @@ The score (higher is better) is what ``Memory.score`` carries and what ``--min-s
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import cache
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Filters, Scope
 from zeromem_cli.plain import FrozenRecord
-from zeromem_cli.storage.sql import filter_clause
-from zeromem_cli.storage.window import Window, any_of, find_window
+from zeromem_cli.storage import candidates as storage
+from zeromem_cli.storage.candidates import BM25_WEIGHTS
+from zeromem_cli.storage.window import any_of
 from zeromem_cli.text.lexicon import IRREGULAR_FORMS, MONTHS
 from zeromem_cli.text.normalize import fold, latin_words, normalize
 from zeromem_cli.text.query import (
     MAX_TERMS,
     PREFIX_MIN_LENGTH,
+    ParsedQuery,
     Term,
-    build_match,
     expand_terms,
-    query_terms,
 )
 from zeromem_cli.times import from_iso
-
-# BM25 column weights: content, tags, category, key. Labels the user chose count more.
-BM25_WEIGHTS = (1.0, 2.0, 1.5, 3.0)
 
 
 class Ranking(FrozenRecord):
     """How candidates are re-scored. Each weight is the most a factor can add (0.1 = +10%).
 
-    (A plain record, not a dataclass: building a 10-field dataclass cost ~1.6 ms of every
-    cold search.)"""
+    (A plain record, not a dataclass: a 10-field dataclass costs every cold search its class
+    building; ``python -m benchmarks.speed --only importtime`` shows why.)"""
 
     __slots__ = (
         "coverage",
@@ -106,47 +101,76 @@ class Ranking(FrozenRecord):
 
 DEFAULT_RANKING = Ranking()
 
-_SCOPE_SQL = "m.user = :s_user AND m.agent = :s_agent AND m.session = :s_session"
-
 
 def run_search(
     conn: sqlite3.Connection,
     scope: Scope,
     now: datetime,
-    query: str,
+    query: ParsedQuery,
     *,
     limit: int,
     filters: Filters,
-    fts: bool = False,
     ranking: Ranking = DEFAULT_RANKING,
 ) -> list[tuple[sqlite3.Row, float]]:
     """The best ``limit`` memories for ``query`` as (row, score) pairs, best first.
 
-    ``fts=True``: ``query`` is the user's own FTS5 expression; a malformed one raises
-    InvalidInputError. sqlite3 errors otherwise propagate for the store to map.
+    sqlite3 errors propagate for the store to map.
     """
-    hint = date_hint(query, now) if not fts else None
-    if fts:
-        match: str | None = query
-    else:
-        match = build_match(query, prefix=ranking.prefix, variants=ranking.variants)
+    match = query.match(prefix=ranking.prefix, variants=ranking.variants)
     if not match or not match.strip():
         return []
-    if fts:
-        check_fts_expression(query)
-    candidates = min(limit + max(ranking.pool, 0), 2**63 - 1)  # SQLite ints are 64-bit
+    candidates = _candidates(limit, ranking)
     ranked: list[tuple[sqlite3.Row, float]] = []
-    every_word = None if fts or not ranking.all_words_first else _all_words_match(query, ranking)
-    groups = None if fts else _word_terms(query, ranking)
-    if every_word is not None and _at_least(conn, every_word, candidates):
-        ranked = ranked_candidates(
+    every_word = _all_words_match(query, ranking) if ranking.all_words_first else None
+    groups = _word_terms(query, ranking)
+    if every_word is not None and storage.holds_at_least(
+        conn, dict.fromkeys((every_word.exact, every_word.match)), candidates
+    ):
+        ranked = storage.ranked(
             conn, scope, now, every_word.match, filters, candidates, words=groups, every=True
         )
     if len(ranked) < candidates:  # too few hold every word: rank every memory holding any
-        ranked = ranked_candidates(conn, scope, now, match, filters, candidates, words=groups)
+        ranked = storage.ranked(conn, scope, now, match, filters, candidates, words=groups)
+    hint = date_hint(query.text, now)
+    words = list(query.content) if ranking.coverage else []
+    return _rescored(ranked, now, ranking, hint, words, filters, limit)
+
+
+def run_fts_search(
+    conn: sqlite3.Connection,
+    scope: Scope,
+    now: datetime,
+    expression: str,
+    *,
+    limit: int,
+    filters: Filters,
+    ranking: Ranking = DEFAULT_RANKING,
+) -> list[tuple[sqlite3.Row, float]]:
+    """``run_search`` for the user's own FTS5 expression (``search --fts``): no query
+    processing, no date or coverage factor; a malformed expression raises InvalidInputError."""
+    if not expression.strip():
+        return []
+    storage.check_expression(expression)
+    ranked = storage.ranked(conn, scope, now, expression, filters, _candidates(limit, ranking))
+    return _rescored(ranked, now, ranking, None, [], filters, limit)
+
+
+def _candidates(limit: int, ranking: Ranking) -> int:
+    return min(limit + max(ranking.pool, 0), 2**63 - 1)  # SQLite ints are 64-bit
+
+
+def _rescored(
+    ranked: list[tuple[sqlite3.Row, float]],
+    now: datetime,
+    ranking: Ranking,
+    hint: DateHint | None,
+    words: list[str],
+    filters: Filters,
+    limit: int,
+) -> list[tuple[sqlite3.Row, float]]:
+    """Stage 2: the candidates re-scored, best first, the first ``limit`` kept."""
     rows = [row for row, _ in ranked]
     in_period = hint.test if hint is not None else None
-    words = query_terms(query) if not fts and ranking.coverage else []
     coverage = _coverage(words, rows)
     base = [_score(row, rank, now, ranking, in_period) for row, rank in ranked]
     # Coverage is added on the scale of the best candidate: holding the whole query is worth
@@ -167,13 +191,12 @@ def run_search(
 ALL_WORDS_MAX = 6
 
 
-def _word_terms(query: str, ranking: Ranking) -> list[list[Term]]:
-    """The search terms of each word of ``query``, word by word: those ``build_match`` ORs,
-    cut where it cuts a runaway query (``MAX_TERMS``)."""
-    words = query_terms(query) or query_terms(query, drop_stop_words=False)
+def _word_terms(query: ParsedQuery, ranking: Ranking) -> list[list[Term]]:
+    """The search terms of each word of ``query``, word by word: those ``ParsedQuery.match``
+    ORs, cut where it cuts a runaway query (``MAX_TERMS``)."""
     groups: list[list[Term]] = []
     room = MAX_TERMS
-    for word in words:
+    for word in query.words:
         terms = expand_terms([word], prefix=ranking.prefix, variants=ranking.variants)[:room]
         if not terms:
             break
@@ -191,10 +214,15 @@ class _EveryWord(NamedTuple):
     exact: str
 
 
-def _all_words_match(query: str, ranking: Ranking) -> _EveryWord | None:
+def _all_words_match(query: ParsedQuery, ranking: Ranking) -> _EveryWord | None:
     """The expressions matching memories that hold every word of ``query``, with the same
-    phrases as ``build_match`` so BM25 scores are identical; None for one word or many."""
-    words = query_terms(query) or query_terms(query, drop_stop_words=False)
+    phrases as ``ParsedQuery.match`` so BM25 scores are identical; None for one word or many.
+
+    Whether enough memories hold every word is probed before they are ranked
+    (``storage.candidates.holds_at_least``, the exact forms first): ranking them costs far more
+    than walking them, so an all-words pass bound to fall short is skipped, not thrown away.
+    """
+    words = query.words
     if not 2 <= len(words) <= ALL_WORDS_MAX:
         return None
     per_word = [
@@ -204,148 +232,6 @@ def _all_words_match(query: str, ranking: Ranking) -> _EveryWord | None:
         " AND ".join(f"({any_of(terms, exact=False)})" for terms in per_word),
         " AND ".join(f"({any_of(terms, exact=True)})" for terms in per_word),
     )
-
-
-def _at_least(conn: sqlite3.Connection, every_word: _EveryWord, count: int) -> bool:
-    """Whether ``count`` memories or more hold every word (scope and filters aside).
-
-    Ranking them costs far more than walking them (BM25 first reads each phrase's whole match
-    list to weigh it), so when fewer hold every word the all-words pass, bound to fall short,
-    is skipped rather than ranked and thrown away. The exact forms are walked first: they
-    usually settle it at a tenth of the cost of merging the prefix variants' match lists.
-    """
-    for match in dict.fromkeys((every_word.exact, every_word.match)):  # a subset first
-        row = conn.execute(
-            "SELECT 1 FROM memories_fts WHERE memories_fts MATCH :match LIMIT 1 OFFSET :skip",
-            {"match": match, "skip": max(count - 1, 0)},
-        ).fetchone()
-        if row is not None:
-            return True
-    return False
-
-
-# The first FTS-only pass ranks this many matches (at least); widened x8 while the scope and
-# filters leave too few of them, up to WIDEST, beyond which one joined pass ranks them all.
-FIRST_PASS = 400
-WIDEST = 25_600
-
-
-def ranked_candidates(
-    conn: sqlite3.Connection,
-    scope: Scope,
-    now: datetime,
-    match: str,
-    filters: Filters,
-    candidates: int,
-    *,
-    words: Sequence[Sequence[Term]] | None = None,
-    every: bool = False,
-) -> list[tuple[sqlite3.Row, float]]:
-    """The best ``candidates`` memories matching ``match`` within the scope and filters, by
-    BM25 (with that rank), best first (ties: newest id first).
-
-    BM25 is computed inside FTS5 and only the best matches are joined to ``memories``: joining
-    every match first (tens of thousands for common words) cost more than the ranking itself.
-    When the scope and filters reject too many of those, the pass is widened, and past
-    ``WIDEST`` a single joined query ranks every match, so the result is the same as ranking
-    all matches at once.
-
-    ``words`` (the terms of each query word, which ``match`` ORs, or ANDs with ``every``)
-    allows bounded ranking: when a word has more than ``window.LARGE`` matches, only the
-    newest matches and every match of the rare words are ranked (``zeromem_cli.storage.window``),
-    unless too few of those are visible.
-    """
-    where, params = filter_clause(filters, now)
-    user, agent, session = scope.as_columns()
-    params.update(candidates=candidates, s_user=user, s_agent=agent, s_session=session)
-    if words is not None:
-        bounds = find_window(conn, words, every=every)
-        if bounds is not None:
-            rows = _rank(conn, bounds.match, candidates, where, params, bounds)
-            if len(rows) >= candidates:
-                return rows
-    return _rank(conn, match, candidates, where, params, None)
-
-
-def _rank(
-    conn: sqlite3.Connection,
-    match: str,
-    candidates: int,
-    where: str,
-    params: dict[str, Any],
-    bounds: Window | None,
-) -> list[tuple[sqlite3.Row, float]]:
-    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-    within, within_params = bounds.clause() if bounds is not None else ("1", {})
-    first = max(FIRST_PASS, 2 * candidates)
-    while first <= WIDEST:
-        ranked = conn.execute(
-            f"SELECT rowid, bm25(memories_fts, {weights}) AS bm25_rank FROM memories_fts "
-            f"WHERE memories_fts MATCH :match AND {within} "
-            "ORDER BY bm25_rank, rowid DESC LIMIT :first",
-            {"match": match, "first": first, **within_params},
-        ).fetchall()
-        rows = _visible(conn, ranked, candidates, where, params)
-        if len(rows) >= candidates or len(ranked) < first:
-            return rows  # enough survived the scope and filters, or every match was ranked
-        first *= 8
-    sql = (
-        f"SELECT m.*, bm25(memories_fts, {weights}) AS rank "
-        "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-        f"WHERE memories_fts MATCH :match AND {within} AND {_SCOPE_SQL} AND {where} "
-        "ORDER BY rank, m.id DESC LIMIT :candidates"
-    )
-    params = {**params, **within_params, "match": match}
-    return [(row, float(row["rank"])) for row in conn.execute(sql, params)]
-
-
-def _visible(
-    conn: sqlite3.Connection,
-    ranked: list[sqlite3.Row],
-    candidates: int,
-    where: str,
-    params: dict[str, Any],
-) -> list[tuple[sqlite3.Row, float]]:
-    """The first ``candidates`` of ``ranked`` (rowid, bm25) within the scope and filters, as
-    (memory row, bm25), in rank order.
-
-    Rows are looked up in rank order, a little more than still needed at a time: most often
-    the first batch is enough, and every row not looked up is one less Row object built.
-    """
-    rows: list[tuple[sqlite3.Row, float]] = []
-    start = 0
-    while start < len(ranked) and len(rows) < candidates:
-        need = candidates - len(rows)
-        batch = ranked[start : start + need + need // 4 + 8]
-        start += len(batch)
-        found = {
-            row["id"]: row
-            for row in conn.execute(
-                # CROSS JOIN: look each id up by rowid; left to itself the planner may walk
-                # the scope index over the whole table instead.
-                "SELECT m.* FROM json_each(:ids) AS j CROSS JOIN memories m ON m.id = j.value "
-                f"WHERE {_SCOPE_SQL} AND {where}",
-                {**params, "ids": json.dumps([r[0] for r in batch])},
-            )
-        }
-        rows.extend((found[r[0]], float(r[1])) for r in batch if r[0] in found)
-    return rows[:candidates]
-
-
-def check_fts_expression(expression: str) -> None:
-    """Raise InvalidInputError when ``expression`` is not a valid FTS5 query for our columns.
-
-    It is tried on an empty in-memory table with the same columns, so a malformed expression is
-    told apart from a real database error (locked, unreadable) by construction, not by message.
-    """
-    probe = sqlite3.connect(":memory:")
-    try:
-        probe.execute("CREATE VIRTUAL TABLE memories_fts USING fts5(content, tags, category, key)")
-        probe.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?", (expression,))
-    except sqlite3.Error as exc:
-        raise InvalidInputError(f"invalid FTS5 expression: {exc}") from None
-    finally:
-        probe.close()
 
 
 def _score(
@@ -444,7 +330,8 @@ _RELATIVE = {
     "last year": (731, 731),
 }
 # A query names a date only if it holds a digit or one of these words: most queries skip the
-# patterns below, which compile on first use (~1.5 ms of every cold search otherwise).
+# patterns below, which compile on first use: compiling them is a visible part of a cold
+# search (``python -m benchmarks.speed --only cold``).
 _DATE_WORDS = frozenset(MONTHS) | {"today", "yesterday", "week", "month", "year"}
 
 
@@ -548,6 +435,6 @@ __all__ = [
     "DEFAULT_RANKING",
     "Ranking",
     "date_hint",
-    "ranked_candidates",
+    "run_fts_search",
     "run_search",
 ]

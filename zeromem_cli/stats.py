@@ -1,20 +1,20 @@
 """What a database holds and what packing saves: the numbers behind ``zeromem stats``.
 
-Counts come from one pass of SQL over ``memories``; stored tokens are estimated over the live
-memories' content; the average ``pack`` output comes from the operations log (``oplog``), so the
-report can say how many tokens packing prints compared with pasting every live memory.
+Counts come from one pass over ``memories`` (``storage.bulk``); stored tokens are estimated
+over the live memories' content; the average ``pack`` output comes from the operations log
+(``oplog``), so the report can say how many tokens packing prints compared with pasting every
+live memory.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.oplog import summarize
 from zeromem_cli.pack.tokens import count_tokens
-from zeromem_cli.storage.db import map_error
-from zeromem_cli.times import to_iso
+from zeromem_cli.storage import bulk
+from zeromem_cli.storage.db import mapped_errors
 
 if TYPE_CHECKING:
     from zeromem_cli.store import MemoryStore
@@ -81,48 +81,22 @@ def database_bytes(path: Any) -> int:
 
 def collect(store: MemoryStore, *, all_scopes: bool = False) -> Stats:
     """Counts for this store's scope, or for the whole database with ``all_scopes``."""
-    where, params = ("1", {}) if all_scopes else store.scope_clause()
-    params = {**params, "now": to_iso(store.now())}
-    live = "m.deleted_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > :now)"
+    scope = None if all_scopes else store.scope
+    now = store.now()
     conn = store.connection
     stats = Stats(all_scopes=all_scopes)
-    try:
-        row = conn.execute(
-            f"SELECT sum({live}), "
-            "sum(m.deleted_at IS NULL AND m.expires_at IS NOT NULL AND m.expires_at <= :now), "
-            "sum(m.deleted_at IS NOT NULL), "
-            f"sum(({live}) AND m.pinned), sum(({live}) AND m.key IS NOT NULL) "
-            f"FROM memories m WHERE {where}",
-            params,
-        ).fetchone()
-        stats.live, stats.expired, stats.trash, stats.pinned, stats.with_keys = (
-            int(v or 0) for v in row
+    with mapped_errors(store.path):
+        stats.live, stats.expired, stats.trash, stats.pinned, stats.with_keys = bulk.counts(
+            conn, scope, now
         )
-        stats.by_category = {
-            r[0]: r[1]
-            for r in conn.execute(
-                f"SELECT m.category, count(*) FROM memories m WHERE {where} AND {live} "
-                "GROUP BY m.category ORDER BY count(*) DESC, m.category",
-                params,
-            )
-        }
+        stats.by_category = bulk.live_by_category(conn, scope, now)
         stats.by_scope = [
-            {"user": r[0] or None, "agent": r[1] or None, "session": r[2] or None, "live": r[3]}
-            for r in conn.execute(
-                f"SELECT m.user, m.agent, m.session, count(*) FROM memories m "
-                f"WHERE {where} AND {live} GROUP BY m.user, m.agent, m.session "
-                "ORDER BY count(*) DESC, m.user, m.agent, m.session",
-                params,
-            )
+            {"user": user or None, "agent": agent or None, "session": session or None, "live": n}
+            for user, agent, session, n in bulk.live_by_scope(conn, scope, now)
         ]
         stats.stored_tokens = sum(
-            count_tokens(r[0])
-            for r in conn.execute(
-                f"SELECT m.content FROM memories m WHERE {where} AND {live}", params
-            )
+            count_tokens(text) for text in bulk.live_contents(conn, scope, now)
         )
-    except sqlite3.Error as exc:
-        raise map_error(exc, store.path) from None
     stats.database_bytes = database_bytes(store.path)
     operations = summarize(store)
     stats.operations = {op: summary.count for op, summary in operations.items()}

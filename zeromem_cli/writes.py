@@ -1,430 +1,122 @@
-"""The write half of ``MemoryStore``: add and write (key upsert, duplicates, merge), update,
-forget, restore, and the versioning they share (history, index and row changed together).
+"""Write policy: what a write does to the store, as functions over a connection inside the
+caller's transaction (``MemoryStore.write`` / ``update`` / ``forget`` / ``restore`` open it).
 
-``MemoryStore`` inherits these methods (``class MemoryStore(MemoryWrites)``); the class exists
-so the store's module stays one a reader can take in at once. Every write is one ``BEGIN
-IMMEDIATE`` transaction (``store.transaction()``) that changes the row, its history and its
-FTS entry together; the index text is computed in Python (``fts``), there are no triggers.
+A write is, in this order: a **key upsert** (the key names a live memory of the scope: this is
+its next version), a **duplicate** (the same content is live in the scope: nothing is added),
+a **merge** (``merge=True`` and a near-duplicate exists: the text becomes its next version) or
+an **insert**. ``fields`` validates the values a write gives before any of that. Every version
+change keeps the old version in history and the FTS entry in step (``storage.memories``).
 """
 
 from __future__ import annotations
 
-import builtins
 import json
 import sqlite3
-from collections.abc import Iterable
-from contextlib import AbstractContextManager
+from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any
 
 from zeromem_cli import validation
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Filters, Memory, Scope, WriteResult
-from zeromem_cli.storage import fts
-from zeromem_cli.text.normalize import content_hash
-from zeromem_cli.times import from_iso, to_iso
+from zeromem_cli.storage import candidates, memories
+from zeromem_cli.text.normalize import clean_content as _clean
+from zeromem_cli.text.normalize import content_hash, require_utf8
+from zeromem_cli.times import from_iso, parse_expiry, to_iso
 
 DEFAULT_CATEGORY = "general"
 DEFAULT_IMPORTANCE = 5
 
+# -- values -------------------------------------------------------------------------------------
+
+
+def clean_content(content: str, max_bytes: int) -> str:
+    """Content as a write stores it: cleaned, non-empty, at most ``max_bytes`` of UTF-8."""
+    if not isinstance(content, str):
+        raise InvalidInputError("content must be text")
+    if content.isascii():  # valid UTF-8, one byte a character: no encoding needed
+        cleaned = _clean(content)
+        size = len(cleaned)
+    else:
+        cleaned = _clean(require_utf8(content, "content"))
+        size = len(cleaned.encode("utf-8"))
+    if not cleaned:
+        raise InvalidInputError("content is empty")
+    if size > max_bytes:
+        raise InvalidInputError(f"content is {size} bytes, over the limit of {max_bytes} bytes")
+    return cleaned
+
+
+def expiry(ttl: str | None, expires_at: str | datetime | None, now: datetime) -> str | None:
+    """The stored expiry of a ``ttl`` ("7d") or an ``expires_at`` (one of them, or neither)."""
+    if ttl is not None and expires_at is not None:
+        raise InvalidInputError("give ttl or expires_at, not both")
+    if ttl is not None:
+        return to_iso(parse_expiry(ttl, now))
+    if isinstance(expires_at, datetime):
+        return to_iso(expires_at)
+    if expires_at is not None:
+        return to_iso(parse_expiry(expires_at, now))
+    return None
+
+
+def as_iso(moment: str | datetime) -> str:
+    """A given time (``created_at`` of a backdated write) in the stored form."""
+    return to_iso(moment) if isinstance(moment, datetime) else to_iso(from_iso(moment))
+
+
+def content_fields(content: str, max_bytes: int) -> dict[str, Any]:
+    """The stored content of a write and the hash duplicates are found by."""
+    cleaned = clean_content(content, max_bytes)
+    return {"content": cleaned, "content_hash": content_hash(cleaned)}
+
+
 # "Not given" for parameters where None means something (no key, no expiry, unscoped).
-_UNSET: Any = object()
+UNSET: Any = object()
+
+_STORED: dict[str, Callable[[Any], Any]] = {
+    "key": lambda key: None if key is None else validation.clean_label(key, "key"),
+    "category": lambda category: validation.clean_label(category, "category"),
+    "tags": lambda tags: json.dumps(validation.clean_tags(tags), ensure_ascii=False),
+    "importance": validation.clean_importance,
+    "pinned": lambda pinned: int(bool(pinned)),
+    "meta": validation.clean_meta,
+}
 
 
-class MemoryWrites:
-    """The write methods of ``MemoryStore`` (which alone uses this class)."""
-
-    # Provided by MemoryStore; declared here for type checkers.
-    scope: Scope
-    _conn: sqlite3.Connection
-    _SCOPE_SQL: ClassVar[str]
-
-    if TYPE_CHECKING:
-
-        def now(self) -> datetime: ...
-
-        def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
-
-        def _scope_params(self, scope: Scope | None = None) -> dict[str, str]: ...
-
-        def _clean_content(self, content: str) -> str: ...
-
-        def _expiry(self, ttl: str | None, expires_at: str | datetime | None) -> str | None: ...
-
-        def _row(
-            self,
-            conn: sqlite3.Connection,
-            memory_id: int,
-            *,
-            deleted: bool | None = False,
-            include_expired: bool = False,
-        ) -> sqlite3.Row: ...
-
-        @staticmethod
-        def _to_memory(row: sqlite3.Row, score: float | None = None) -> Memory: ...
-
-    def add(
-        self,
-        content: str,
-        *,
-        category: str | None = None,
-        tags: Iterable[str] | None = None,
-        key: str | None = None,
-        importance: int | None = None,
-        pinned: bool | None = None,
-        meta: dict[str, Any] | None = None,
-        ttl: str | None = None,
-        expires_at: str | datetime | None = None,
-        user: str | None = _UNSET,
-        agent: str | None = _UNSET,
-        session: str | None = _UNSET,
-        allow_duplicate: bool = False,
-        allow_secret: bool = False,
-    ) -> Memory:
-        """Store a memory and return it (see ``write`` for key upsert and duplicates)."""
-        return self.write(
-            content,
-            category=category,
-            tags=tags,
-            key=key,
-            importance=importance,
-            pinned=pinned,
-            meta=meta,
-            ttl=ttl,
-            expires_at=expires_at,
-            user=user,
-            agent=agent,
-            session=session,
-            allow_duplicate=allow_duplicate,
-            allow_secret=allow_secret,
-        ).memory
-
-    def write(
-        self,
-        content: str,
-        *,
-        category: str | None = None,
-        tags: Iterable[str] | None = None,
-        key: str | None = None,
-        importance: int | None = None,
-        pinned: bool | None = None,
-        meta: dict[str, Any] | None = None,
-        ttl: str | None = None,
-        expires_at: str | datetime | None = None,
-        user: str | None = _UNSET,
-        agent: str | None = _UNSET,
-        session: str | None = _UNSET,
-        allow_duplicate: bool = False,
-        merge: bool = False,
-        default_category: str | None = None,
-        created_at: str | datetime | None = None,
-        allow_secret: bool = False,
-    ) -> WriteResult:
-        """Store a memory, saying what happened.
-
-        ``created_at`` backdates a new memory (imports, benchmarks); it defaults to now.
-
-        - ``key`` already used by a live memory of this scope (expired or not): this write
-          becomes its new version (same id; the old version goes to history): ``updated``.
-          Fields not given here (None) keep their value; an expired memory without a new TTL
-          stops expiring.
-        - identical content (NFKC, casefold, whitespace) live in this scope: nothing is added,
-          the existing memory's updated_at is refreshed: ``duplicate``.
-        - otherwise a new memory: ``added``, with any near-duplicates (lexical similarity,
-          see ``similarity``) listed in ``similar``; with ``merge`` (and no ``key``) the most
-          similar memory gets this text as its next version instead: ``merged``.
-          ``allow_duplicate`` skips both duplicate checks.
-
-        ``default_category`` is the category of a new memory when ``category`` is None (an
-        update or merge keeps the existing category then).
-
-        Text that looks like a credential raises ``SecretDetectedError`` (nothing is written)
-        unless ``allow_secret``.
-
-        ``created_at`` (import, benchmarks) dates a new memory in the past instead of now; it is
-        ignored when the write updates or matches an existing memory.
-        """
-        created = _as_iso(created_at) if created_at is not None else None
-        scope = Scope(
-            self.scope.user if user is _UNSET else user,
-            self.scope.agent if agent is _UNSET else agent,
-            self.scope.session if session is _UNSET else session,
-        )
-        cleaned_content = self._clean_content(content)
-        given: dict[str, Any] = {
-            "content": cleaned_content,
-            "content_hash": content_hash(cleaned_content),
-            "key": validation.clean_label(key, "key") if key is not None else None,
-        }
-        if category is not None:
-            given["category"] = validation.clean_label(category, "category")
-        if tags is not None:
-            given["tags"] = json.dumps(validation.clean_tags(tags), ensure_ascii=False)
-        if importance is not None:
-            given["importance"] = validation.clean_importance(importance)
-        if pinned is not None:
-            given["pinned"] = int(bool(pinned))
-        if meta is not None:
-            given["meta"] = validation.clean_meta(meta)
-        if ttl is not None or expires_at is not None:
-            given["expires_at"] = self._expiry(ttl, expires_at)
-        if not allow_secret:
-            _refuse_secrets(given)
-        values: dict[str, Any] = {
-            "category": validation.clean_label(default_category, "category")
-            if default_category
-            else DEFAULT_CATEGORY,
-            "tags": "[]",
-            "importance": DEFAULT_IMPORTANCE,
-            "pinned": 0,
-            "meta": "{}",
-            "expires_at": None,
-            **given,
-        }
-        scope_params = self._scope_params(scope)
-        with self.transaction() as conn:
-            if values["key"] is not None:
-                row = conn.execute(
-                    f"SELECT m.* FROM memories m WHERE m.key = :key AND {self._SCOPE_SQL} "
-                    "AND m.deleted_at IS NULL",
-                    {"key": values["key"], **scope_params},
-                ).fetchone()
-                if row is not None:
-                    expired = row["expires_at"] is not None and row["expires_at"] <= to_iso(
-                        self.now()
-                    )
-                    if expired and "expires_at" not in given:
-                        given["expires_at"] = None
-                    changed = {k: v for k, v in given.items() if row[k] != v}
-                    if not changed:
-                        # Saying the same thing again is a duplicate, not a new version.
-                        conn.execute(
-                            "UPDATE memories SET updated_at = ? WHERE id = ?",
-                            (to_iso(self.now()), row["id"]),
-                        )
-                        return WriteResult(self._fetch(conn, row["id"]), "duplicate")
-                    self._replace(conn, row, changed, "key-update")
-                    return WriteResult(self._fetch(conn, row["id"]), "updated")
-            if not allow_duplicate:
-                row = conn.execute(
-                    f"SELECT m.id FROM memories m WHERE m.content_hash = :hash AND "
-                    f"{self._SCOPE_SQL} AND m.deleted_at IS NULL AND "
-                    "(m.expires_at IS NULL OR m.expires_at > :now) ORDER BY m.id LIMIT 1",
-                    {"hash": values["content_hash"], "now": to_iso(self.now()), **scope_params},
-                ).fetchone()
-                if row is not None:
-                    conn.execute(
-                        "UPDATE memories SET updated_at = ? WHERE id = ?",
-                        (to_iso(self.now()), row["id"]),
-                    )
-                    return WriteResult(self._fetch(conn, row["id"]), "duplicate")
-            similar = [] if allow_duplicate else self._similar(scope, cleaned_content)
-            if similar and merge and values["key"] is None:
-                row = conn.execute(
-                    "SELECT * FROM memories WHERE id = ?", (similar[0][0].id,)
-                ).fetchone()
-                self._replace(conn, row, {k: v for k, v in given.items() if k != "key"}, "merge")
-                found = [(m.id, round(score, 3)) for m, score in similar]
-                return WriteResult(self._fetch(conn, row["id"]), "merged", found)
-            now = to_iso(self.now())
-            if created_at is not None:
-                now = to_iso(
-                    created_at if isinstance(created_at, datetime) else from_iso(created_at)
-                )
-            user_col, agent_col, session_col = scope.as_columns()
-            values.update(
-                uid=_new_uid(),
-                user=user_col,
-                agent=agent_col,
-                session=session_col,
-                created_at=created or now,
-                updated_at=created or now,
-            )
-            cursor = conn.execute(
-                "INSERT INTO memories (uid, content, content_hash, category, tags, key, user, "
-                "agent, session, importance, pinned, meta, created_at, updated_at, expires_at) "
-                "VALUES (:uid, :content, :content_hash, :category, :tags, :key, :user, :agent, "
-                ":session, :importance, :pinned, :meta, :created_at, :updated_at, :expires_at)",
-                values,
-            )
-            values["id"] = cursor.lastrowid
-            fts.index_row(conn, values)
-            found = [(m.id, round(score, 3)) for m, score in similar]
-            return WriteResult(self._fetch(conn, values["id"]), "added", found)
-
-    def _similar(self, scope: Scope, content: str) -> builtins.list[tuple[Memory, float]]:
-        """Live memories of ``scope`` that look like rephrasings of ``content``."""
-        from zeromem_cli.search import ranked_candidates
-        from zeromem_cli.text.similarity import candidate_match, nearest
-
-        match = candidate_match(self._conn, content)
-        if match is None:
-            return []
-        return nearest(
-            content,
-            lambda text, limit: [
-                self._to_memory(row)
-                for row, _ in ranked_candidates(
-                    self._conn, scope, self.now(), match, Filters(), limit
-                )
-            ],
-        )
-
-    def _fetch(self, conn: sqlite3.Connection, memory_id: int) -> Memory:
-        row = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
-        return self._to_memory(row)
-
-    def update(
-        self,
-        memory_id: int,
-        *,
-        content: str | None = None,
-        category: str | None = None,
-        tags: Iterable[str] | None = None,
-        key: str | None = _UNSET,
-        importance: int | None = None,
-        pinned: bool | None = None,
-        meta: dict[str, Any] | None = None,
-        ttl: str | None = None,
-        expires_at: str | datetime | None = _UNSET,
-        allow_secret: bool = False,
-    ) -> Memory:
-        """Change a live memory; the version it replaces is kept in history.
-
-        ``meta`` is merged into the existing meta (a value of None removes that key).
-        ``key=None`` removes the key; ``expires_at=None`` removes the expiry.
-        New text that looks like a credential raises ``SecretDetectedError`` unless
-        ``allow_secret``.
-        """
-        new: dict[str, Any] = {}
-        if content is not None:
-            new["content"] = self._clean_content(content)
-            new["content_hash"] = content_hash(new["content"])
-        if category is not None:
-            new["category"] = validation.clean_label(category, "category")
-        if tags is not None:
-            new["tags"] = json.dumps(validation.clean_tags(tags), ensure_ascii=False)
-        if key is not _UNSET:
-            new["key"] = validation.clean_label(key, "key") if key is not None else None
-        if importance is not None:
-            new["importance"] = validation.clean_importance(importance)
-        if pinned is not None:
-            new["pinned"] = int(bool(pinned))
-        if ttl is not None or (expires_at is not _UNSET and expires_at is not None):
-            new["expires_at"] = self._expiry(ttl, None if expires_at is _UNSET else expires_at)
-        elif expires_at is None:
-            new["expires_at"] = None
-        if meta is not None and not isinstance(meta, dict):
-            raise InvalidInputError("meta must be an object of key/value pairs")
-        if not allow_secret:
-            _refuse_secrets({**new, "meta": validation.clean_meta(meta) if meta else None})
-        with self.transaction() as conn:
-            row = self._row(conn, memory_id)
-            if meta:
-                merged = json.loads(row["meta"])
-                for name, value in meta.items():
-                    if value is None:
-                        merged.pop(name, None)
-                    else:
-                        merged[name] = value
-                new["meta"] = validation.clean_meta(merged)
-            changed = {k: v for k, v in new.items() if row[k] != v}
-            if not changed:
-                return self._to_memory(row)
-            self._replace(conn, row, changed, "update")
-            return self._fetch(conn, memory_id)
-
-    def forget(self, *memory_ids: int) -> int:
-        """Soft-delete memories (recoverable with ``restore``). All ids must exist, or none
-        is forgotten. Returns how many were forgotten."""
-        ids = list(dict.fromkeys(memory_ids))
-        if not ids:
-            return 0
-        now = to_iso(self.now())
-        with self.transaction() as conn:
-            for memory_id in ids:
-                self._row(conn, memory_id, include_expired=True)
-            for memory_id in ids:
-                conn.execute(
-                    "UPDATE memories SET deleted_at = ?, deleted_reason = 'forgotten' WHERE id = ?",
-                    (now, memory_id),
-                )
-        return len(ids)
-
-    def restore(self, memory_id: int) -> Memory:
-        """Bring a soft-deleted (forgotten, expired or archived) memory back. An expiry that has
-        passed is cleared, otherwise the restored memory would stay invisible."""
-        with self.transaction() as conn:
-            row = self._row(conn, memory_id, deleted=True)
-            try:
-                conn.execute(
-                    "UPDATE memories SET deleted_at = NULL, deleted_reason = NULL, "
-                    "expires_at = CASE WHEN expires_at <= ? THEN NULL ELSE expires_at END "
-                    "WHERE id = ?",
-                    (to_iso(self.now()), memory_id),
-                )
-            except sqlite3.IntegrityError:
-                raise InvalidInputError(
-                    f"cannot restore #{memory_id}: another live memory now has key {row['key']!r}"
-                ) from None
-            return self._fetch(conn, memory_id)
-
-    @staticmethod
-    def _archive_version(
-        conn: sqlite3.Connection, row: sqlite3.Row, ended_at: str, change: str
-    ) -> None:
-        """Copy the current version of a memory into history before it changes."""
-        previous = conn.execute(
-            "SELECT valid_to FROM memory_history WHERE memory_id = ? ORDER BY id DESC LIMIT 1",
-            (row["id"],),
-        ).fetchone()
-        valid_from = previous[0] if previous else row["created_at"]
-        conn.execute(
-            "INSERT INTO memory_history (memory_id, content, category, tags, key, importance, "
-            "pinned, meta, expires_at, valid_from, valid_to, change) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                row["id"],
-                row["content"],
-                row["category"],
-                row["tags"],
-                row["key"],
-                row["importance"],
-                row["pinned"],
-                row["meta"],
-                row["expires_at"],
-                valid_from,
-                ended_at,
-                change,
-            ),
-        )
-
-    def _replace(
-        self, conn: sqlite3.Connection, row: sqlite3.Row, new: dict[str, Any], change: str
-    ) -> None:
-        """Write a new version of ``row`` (history, index and row in one go)."""
-        now = to_iso(self.now())
-        self._archive_version(conn, row, now, change)
-        fts.unindex_row(conn, row)
-        merged = {**dict(row), **new, "updated_at": now}
-        try:
-            conn.execute(
-                "UPDATE memories SET content = :content, content_hash = :content_hash, "
-                "category = :category, tags = :tags, key = :key, importance = :importance, "
-                "pinned = :pinned, meta = :meta, expires_at = :expires_at, "
-                "updated_at = :updated_at WHERE id = :id",
-                merged,
-            )
-        except sqlite3.IntegrityError:
-            raise InvalidInputError(
-                f"key {merged['key']!r} is already used by another memory in this scope"
-            ) from None
-        fts.index_row(conn, merged)
+def fields(**given: Any) -> dict[str, Any]:
+    """The stored values of the fields a write gives (key, category, tags, importance, pinned,
+    meta), validated in the order given, so the first bad one is the one reported. None or
+    ``UNSET`` is "not given", except ``key=None``: no key."""
+    stored: dict[str, Any] = {}
+    for name, value in given.items():
+        if value is UNSET or (value is None and name != "key"):
+            continue
+        stored[name] = _STORED[name](value)
+    return stored
 
 
-def _refuse_secrets(fields: dict[str, Any]) -> None:
+def new_values(given: dict[str, Any], default_category: str | None) -> dict[str, Any]:
+    """Every column value of a new memory: ``given``, and the defaults for the rest."""
+    category = (
+        validation.clean_label(default_category, "category")
+        if default_category
+        else DEFAULT_CATEGORY
+    )
+    return {
+        "category": category,
+        "tags": "[]",
+        "importance": DEFAULT_IMPORTANCE,
+        "pinned": 0,
+        "meta": "{}",
+        "expires_at": None,
+        **given,
+    }
+
+
+def refuse_secrets(fields: dict[str, Any]) -> None:
     """Refuse likely credentials in the text fields of a write (see ``secrets``)."""
-    from zeromem_cli.text.secrets import refuse_secrets
+    from zeromem_cli.text.secrets import refuse_secrets  # not needed to read: off search's path
 
     refuse_secrets(
         {name: fields.get(name) for name in ("content", "key", "tags", "meta")},
@@ -432,15 +124,187 @@ def _refuse_secrets(fields: dict[str, Any]) -> None:
     )
 
 
+# -- write: key upsert | duplicate | merge | insert ---------------------------------------------
+
+
+def write(
+    conn: sqlite3.Connection,
+    scope: Scope,
+    now: datetime,
+    given: dict[str, Any],
+    values: dict[str, Any],
+    *,
+    created_at: str | None,
+    allow_duplicate: bool,
+    merge: bool,
+) -> WriteResult:
+    """Store the fields ``given`` (content, its hash and key always among them) in ``scope``:
+    see ``MemoryStore.write`` for what each outcome means. ``values``: every column of the
+    memory when it is a new one (``new_values``); ``created_at``: its stored time when it is
+    backdated (None: ``now``)."""
+    if given["key"] is not None:
+        updated = upsert_key(conn, scope, now, given)
+        if updated is not None:
+            return updated
+    if not allow_duplicate:
+        same = live_duplicate(conn, scope, now, given["content_hash"])
+        if same is not None:
+            return same
+    similar = [] if allow_duplicate else similar_memories(conn, scope, now, given["content"])
+    if similar and merge and given["key"] is None:
+        return merge_into(conn, now, similar, given)
+    return insert(conn, scope, created_at or to_iso(now), values, similar)
+
+
+def upsert_key(
+    conn: sqlite3.Connection, scope: Scope, now: datetime, given: dict[str, Any]
+) -> WriteResult | None:
+    """The key names a live memory of the scope (expired or not): ``given`` is its next
+    version (``updated``), or nothing changes (``duplicate``). None: no memory holds the key.
+
+    An expired memory without a new expiry stops expiring."""
+    row = memories.live_by_key(conn, scope, given["key"])
+    if row is None:
+        return None
+    expired = row["expires_at"] is not None and row["expires_at"] <= to_iso(now)
+    if expired and "expires_at" not in given:
+        given = {**given, "expires_at": None}
+    changed = {k: v for k, v in given.items() if row[k] != v}
+    if not changed:
+        # Saying the same thing again is a duplicate, not a new version.
+        memories.touch_updated(conn, row["id"], now)
+        return WriteResult(memories.fetch(conn, row["id"]), "duplicate")
+    memories.replace_version(conn, row, changed, "key-update", now)
+    return WriteResult(memories.fetch(conn, row["id"]), "updated")
+
+
+def live_duplicate(
+    conn: sqlite3.Connection, scope: Scope, now: datetime, content_hash: int
+) -> WriteResult | None:
+    """Identical content (NFKC, casefold, whitespace) is live in the scope: its ``updated_at``
+    is refreshed and nothing is added (``duplicate``)."""
+    memory_id = memories.live_by_hash(conn, scope, content_hash, now)
+    if memory_id is None:
+        return None
+    memories.touch_updated(conn, memory_id, now)
+    return WriteResult(memories.fetch(conn, memory_id), "duplicate")
+
+
+def similar_memories(
+    conn: sqlite3.Connection, scope: Scope, now: datetime, content: str
+) -> list[tuple[Memory, float]]:
+    """Live memories of ``scope`` that look like rephrasings of ``content``, most similar
+    first (lexical similarity: ``text.similarity``)."""
+    from zeromem_cli.text.query import query_words
+    from zeromem_cli.text.similarity import (
+        CANDIDATES,
+        RARE_CAP,
+        candidate_match,
+        nearest,
+        word_features,
+    )
+
+    words = query_words(content)
+    match = candidate_match(words, lambda found: candidates.count_matches(conn, found, RARE_CAP))
+    if match is None:
+        return []
+    ranked = candidates.ranked(conn, scope, now, match, Filters(), CANDIDATES)
+    return nearest(word_features(words), [memories.to_memory(row) for row, _ in ranked])
+
+
+def merge_into(
+    conn: sqlite3.Connection,
+    now: datetime,
+    similar: list[tuple[Memory, float]],
+    given: dict[str, Any],
+) -> WriteResult:
+    """The most similar memory gets ``given`` (its key aside) as its next version: ``merged``."""
+    row = memories.by_id(conn, similar[0][0].id)
+    memories.replace_version(
+        conn, row, {k: v for k, v in given.items() if k != "key"}, "merge", now
+    )
+    return WriteResult(memories.fetch(conn, row["id"]), "merged", _found(similar))
+
+
+def insert(
+    conn: sqlite3.Connection,
+    scope: Scope,
+    created_at: str,
+    values: dict[str, Any],
+    similar: list[tuple[Memory, float]],
+) -> WriteResult:
+    """A new memory of ``scope`` created (and last updated) at ``created_at``: ``added``, with
+    the near-duplicates found listed."""
+    user, agent, session = scope.as_columns()
+    memory_id = memories.insert(
+        conn,
+        {
+            **values,
+            "uid": _new_uid(),
+            "user": user,
+            "agent": agent,
+            "session": session,
+            "created_at": created_at,
+            "updated_at": created_at,
+        },
+    )
+    return WriteResult(memories.fetch(conn, memory_id), "added", _found(similar))
+
+
+def _found(similar: list[tuple[Memory, float]]) -> list[tuple[int, float]]:
+    return [(m.id, round(score, 3)) for m, score in similar]
+
+
 def _new_uid() -> bytes:
-    """A random (version 4) uid in its stored form (see ``uids``)."""
+    """A random (version 4) uid in its stored form (see ``storage.uids``)."""
     import uuid  # only writes need it (it pulls in platform): kept off the search start-up path
 
     return uuid.uuid4().bytes
 
 
-def _as_iso(moment: str | datetime) -> str:
-    return to_iso(moment) if isinstance(moment, datetime) else to_iso(from_iso(moment))
+# -- update, forget, restore --------------------------------------------------------------------
 
 
-__all__ = ["DEFAULT_CATEGORY", "DEFAULT_IMPORTANCE", "MemoryWrites"]
+def update(
+    conn: sqlite3.Connection,
+    scope: Scope,
+    now: datetime,
+    memory_id: int,
+    new: dict[str, Any],
+    meta: dict[str, Any] | None,
+) -> Memory:
+    """Give a live memory of ``scope`` the values ``new``, ``meta`` merged into its meta (a
+    value of None removes that key); the version it replaces is kept in history."""
+    row = memories.visible_row(conn, scope, now, memory_id)
+    if meta:
+        merged = json.loads(row["meta"])
+        for name, value in meta.items():
+            if value is None:
+                merged.pop(name, None)
+            else:
+                merged[name] = value
+        new = {**new, "meta": validation.clean_meta(merged)}
+    changed = {k: v for k, v in new.items() if row[k] != v}
+    if not changed:
+        return memories.to_memory(row)
+    memories.replace_version(conn, row, changed, "update", now)
+    return memories.fetch(conn, memory_id)
+
+
+def forget(conn: sqlite3.Connection, scope: Scope, now: datetime, ids: list[int]) -> int:
+    """Soft-delete memories of ``scope`` (expired ones too); every id must be live there, or
+    NotFoundError and none is forgotten (the caller's transaction rolls back)."""
+    for memory_id in ids:
+        memories.visible_row(conn, scope, now, memory_id, include_expired=True)
+    memories.mark_forgotten(conn, ids, now)
+    return len(ids)
+
+
+def restore(conn: sqlite3.Connection, scope: Scope, now: datetime, memory_id: int) -> Memory:
+    """Bring a memory of ``scope`` back from the trash; an expiry that has passed is cleared."""
+    row = memories.visible_row(conn, scope, now, memory_id, deleted=True)
+    memories.undelete(conn, row, now)
+    return memories.fetch(conn, memory_id)
+
+
+__all__ = ["DEFAULT_CATEGORY", "DEFAULT_IMPORTANCE", "UNSET", "write"]

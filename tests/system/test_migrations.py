@@ -24,7 +24,8 @@ from zeromem_cli.lifecycle import GcPolicy, collect_garbage
 from zeromem_cli.models import Filters
 from zeromem_cli.storage import migrations as migrations_module
 from zeromem_cli.storage.migrations import LATEST_VERSION, MIGRATIONS
-from zeromem_cli.transfer.imports import export_records, import_text
+from zeromem_cli.transfer.export import export_records
+from zeromem_cli.transfer.imports import import_text
 
 # uids as zeromem wrote them before they were stored as bytes: canonical UUID text.
 UIDS = {

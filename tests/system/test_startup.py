@@ -43,7 +43,9 @@ _NEVER = {
     "tomllib",  # no config file in these tests
     "tiktoken",
     "zeromem_cli.transfer.imports",
+    "zeromem_cli.transfer.export",
     "zeromem_cli.transfer.read",
+    "zeromem_cli.storage.bulk",
     "zeromem_cli.lifecycle",
     "zeromem_cli.stats",
     "zeromem_cli.cli.render_info",

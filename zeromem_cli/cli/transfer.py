@@ -90,7 +90,7 @@ def export(
 ) -> None:
     """Export memories (jsonl by default: every field, one JSON object a line)."""
     from zeromem_cli.oplog import record_operation
-    from zeromem_cli.transfer.imports import export_records, write_atomically, write_export
+    from zeromem_cli.transfer.export import export_records, write_atomically, write_export
 
     _check_scope_options(all_scopes, user, agent, session)
     now = utcnow()

@@ -3,3 +3,6 @@
 ``select`` chooses (search hits, pinned, important and recent memories, re-scored),
 ``format`` renders, ``context`` is the conversation-neighbourhood bonus, ``tokens`` counts.
 """
+
+# Search hits a pack considers (``pack(pool=...)``).
+DEFAULT_POOL = 200

@@ -22,21 +22,25 @@ exceeds the budget. Steps:
    (same content words, Jaccard >= 0.8). Then the whole text is counted once more; if an
    exact tokenizer merged differently at a boundary, the lowest-scored memory goes until it fits.
 
-Formatting lives in ``pack_format.py``; in a session, neighbours of the best hits borrow
-relevance (``context.py``).
+Formatting lives in ``format.py``; in a session, neighbours of the best hits borrow
+relevance (``context.py``). ``MemoryStore.pack`` runs ``pack`` over its connection, scope and
+clock, and records the access of what was packed; the query is parsed once per call.
 """
 
 from __future__ import annotations
 
 import math
+import sqlite3
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from zeromem_cli import validation
 from zeromem_cli.config import SETTINGS
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Filters, Memory, Scope
+from zeromem_cli.pack import DEFAULT_POOL
 from zeromem_cli.pack.context import context_bonus
 from zeromem_cli.pack.format import (
     ContentOf,
@@ -47,13 +51,13 @@ from zeromem_cli.pack.format import (
 )
 from zeromem_cli.pack.tokens import Tokenizer, get_tokenizer
 from zeromem_cli.plain import FrozenRecord, Record
-from zeromem_cli.text.similarity import features
+from zeromem_cli.search import DEFAULT_RANKING, run_search
+from zeromem_cli.storage import memories as stored
+from zeromem_cli.text.normalize import require_utf8
+from zeromem_cli.text.query import ParsedQuery, parse_query
+from zeromem_cli.text.similarity import features, word_features
 from zeromem_cli.times import from_iso
 
-if TYPE_CHECKING:
-    from zeromem_cli.store import MemoryStore
-
-DEFAULT_POOL = 200
 NEAR_DUPLICATE = 0.8
 # Pseudo-relevance feedback (measured on LoCoMo, benchmarks/pack_recall.py): a second search
 # for the FEEDBACK_TERMS most distinctive words of the FEEDBACK_DOCS best hits adds
@@ -389,7 +393,7 @@ def fill(
         dropped.status = "dropped: the whole text counted over budget"
 
 
-def expansion_terms(query: str, hits: Sequence[Memory]) -> list[str]:
+def expansion_terms(query: str | ParsedQuery, hits: Sequence[Memory]) -> list[str]:
     """Pseudo-relevance feedback: the words that best characterise the top hits.
 
     The words of the ``FEEDBACK_DOCS`` best hits that the query lacks, each weighted by how
@@ -398,7 +402,7 @@ def expansion_terms(query: str, hits: Sequence[Memory]) -> list[str]:
     """
     if not hits:
         return []
-    asked = features(query)
+    asked = word_features(query.words) if isinstance(query, ParsedQuery) else features(query)
     words = [features(hit.content) - asked for hit in hits]
     frequency = Counter(word for found in words for word in found)
     weight: dict[str, float] = {}
@@ -436,12 +440,29 @@ def enclosing_scopes(scope: Scope) -> list[Scope]:
     return found
 
 
-def _search(views: Sequence[MemoryStore], query: str, limit: int, filters: Filters) -> list[Memory]:
-    """The best ``limit`` hits of ``query`` over every view, by score (one BM25 index: the
-    scores of different scopes compare)."""
-    if len(views) == 1:
-        return views[0].search(query, limit=limit, filters=filters)
-    hits = [hit for view in views for hit in view.search(query, limit=limit, filters=filters)]
+def _search(
+    conn: sqlite3.Connection,
+    scopes: Sequence[Scope],
+    now: datetime,
+    query: ParsedQuery,
+    limit: int,
+    filters: Filters,
+) -> list[Memory]:
+    """The best ``limit`` hits of ``query`` over every scope, by score (one BM25 index: the
+    scores of different scopes compare), as ``MemoryStore.search`` finds them."""
+    limit = validation.check_limit(limit)
+    per_scope = [
+        [
+            stored.to_memory(row, score=score)
+            for row, score in run_search(
+                conn, scope, now, query, limit=limit, filters=filters, ranking=DEFAULT_RANKING
+            )
+        ]
+        for scope in scopes
+    ]
+    if len(per_scope) == 1:
+        return per_scope[0]
+    hits = [hit for found in per_scope for hit in found]
     hits.sort(key=lambda hit: (-(hit.score or 0.0), -hit.id))
     return hits[:limit]
 
@@ -454,7 +475,9 @@ def max_lines(budget: int) -> int:
 
 
 def pack(
-    store: MemoryStore,
+    conn: sqlite3.Connection,
+    scope: Scope,
+    now: datetime,
     query: str | None = None,
     *,
     budget: int = SETTINGS["pack.budget"].default,
@@ -463,22 +486,22 @@ def pack(
     header: str | None = None,
     weights: Weights | None = None,
     filters: Filters | None = None,
-    touch: bool = True,
     pool: int = DEFAULT_POOL,
     reveal: bool = False,
     content_of: ContentOf | None = None,
     inherit: bool = False,
     pinned_share: float = SETTINGS["pack.pinned_share"].default,
 ) -> PackResult:
-    """Pack the best memories of ``store`` for ``query`` into ``budget`` tokens.
+    """Pack the best memories of ``scope`` for ``query`` into ``budget`` tokens (a read: the
+    caller records the access of what it packed).
 
     ``query`` None or blank: pinned, important and recent memories. ``inherit`` also draws on
-    the scopes enclosing the store's (``enclosing_scopes``): a session's pack then holds its
+    the scopes enclosing ``scope`` (``enclosing_scopes``): a session's pack then holds its
     user's long-term memories too. Pinned memories go first up to ``pinned_share`` of the
-    budget (0-1; past it they compete by score). ``touch`` records an access
-    of every packed memory. Likely secrets in the packed text are masked (``[secret: rule]``,
-    counted in the budget as printed) unless ``reveal``; ``content_of`` overrides how a
-    memory's text is shown. Raises InvalidInputError for a bad budget, format or tokenizer.
+    budget (0-1; past it they compete by score). Likely secrets in the packed text are masked
+    (``[secret: rule]``, counted in the budget as printed) unless ``reveal``; ``content_of``
+    overrides how a memory's text is shown. Raises InvalidInputError for a bad budget, format
+    or tokenizer.
     """
     budget = _check_budget(budget)
     pinned_share = _check_share(pinned_share)
@@ -491,48 +514,47 @@ def pack(
     relevance: dict[int, float] = {}
     memories: dict[int, Memory] = {}
     lent: dict[int, float] = {}
-    views = [store]
-    if inherit:
-        views += [
-            store.scoped(user=scope.user, agent=scope.agent, session=scope.session)
-            for scope in enclosing_scopes(store.scope)
-        ]
+    scopes = [scope, *enclosing_scopes(scope)] if inherit else [scope]
     if query is not None and query.strip():
-        hits = _search(views, query, pool, filters)
+        parsed = parse_query(require_utf8(query, "query"))
+        hits = _search(conn, scopes, now, parsed, pool, filters)
         _add_relevance(hits, 1.0, relevance, memories)
-        expansion = expansion_terms(query, hits)
+        expansion = expansion_terms(parsed, hits)
         if expansion:
-            second = _search(views, " ".join(expansion), pool, filters)
+            second = _search(conn, scopes, now, parse_query(" ".join(expansion)), pool, filters)
             _add_relevance(second, FEEDBACK_WEIGHT, relevance, memories)
-        if store.scope.session is not None:  # a session is a conversation (``context.py``)
+        if scope.session is not None:  # a session is a conversation (``context.py``)
             lent = context_bonus(
                 relevance,
                 memories,
                 lambda memory, span, window: (
-                    store.neighbours(memory, span, window, filters)
-                    if memory.scope == store.scope
+                    stored.neighbours(conn, scope, filters, now, memory, span, window)
+                    if memory.scope == scope
                     else ([], [])  # an inherited memory is a fact, not a turn of this session
                 ),
                 weight=weights.context,
                 window=timedelta(minutes=weights.context_window_minutes),
             )
-    for view in views:
-        extra = view.pack_candidates(
-            pool, filters, pinned_only=bool(query and query.strip()), pinned_limit=max_lines(budget)
+    for each in scopes:
+        extra = stored.pack_candidates(
+            conn,
+            each,
+            filters,
+            now,
+            limit=validation.check_limit(pool),
+            pinned_limit=validation.check_limit(max_lines(budget)),
+            pinned_only=bool(query and query.strip()),
         )
         for memory in extra:
             memories.setdefault(memory.id, memory)
-    candidates = score_candidates(list(memories.values()), relevance, weights, store.now(), lent)
+    candidates = score_candidates(list(memories.values()), relevance, weights, now, lent)
     chosen, text, tokens = fill(candidates, formatter, counter, budget, pinned_share)
-    included = [c.memory for c in chosen]
-    if touch and included:
-        store.record_access(m.id for m in included)
     return PackResult(
         text=text,
         tokens=tokens,
         budget=budget,
         tokenizer=counter.name,
         format=formatter.fmt,
-        memories=included,
+        memories=[c.memory for c in chosen],
         candidates=candidates,
     )

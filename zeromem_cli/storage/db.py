@@ -1,4 +1,5 @@
-"""Opening the SQLite file safely: checks before touching it, pragmas, permissions, error mapping.
+"""The connection: opening the SQLite file safely, its pragmas, transactions, busy retry and
+error mapping.
 
 A path that is a directory, a file that is not SQLite, or a location we cannot write is reported
 before SQLite writes anything, so a mistaken ``--db`` never damages the file it points at.
@@ -9,7 +10,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -86,7 +88,8 @@ def _setup(conn: sqlite3.Connection) -> None:
     # no copy of the text behind (many builds default to this; some do not).
     conn.execute("PRAGMA secure_delete=ON")
     # Read pages through a memory map instead of one read() each: a short-lived process (every
-    # CLI call) reads hundreds of scattered pages per search, twice as fast this way.
+    # CLI call) reads hundreds of scattered pages per search (``python -m benchmarks.speed
+    # --only cold`` shows the difference).
     conn.execute("PRAGMA mmap_size=268435456")
 
 
@@ -126,3 +129,89 @@ def map_error(exc: sqlite3.Error, path: Path | str) -> StoreError:
     if "unable to open" in lowered:
         return StoreError(f"cannot open {path}: {text}")
     return StoreError(f"database error on {path}: {text}")
+
+
+@contextmanager
+def mapped_errors(path: Path | str) -> Iterator[None]:
+    """Inside the block, an sqlite3 exception becomes the ``StoreError`` of ``map_error``."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise map_error(exc, path) from None
+
+
+def read(
+    conn: sqlite3.Connection, path: Path | str, action: Callable[[sqlite3.Connection], T]
+) -> T:
+    """``action(conn)`` retried while SQLite is busy, its errors mapped: how a read runs."""
+    with mapped_errors(path):
+        return retry_busy(lambda: action(conn))
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection, path: Path | str) -> Iterator[sqlite3.Connection]:
+    """One write transaction; BEGIN IMMEDIATE takes the write lock up front, so the busy
+    timeout applies and a read never has to be upgraded mid-transaction.
+
+    Nested use joins the outer transaction through a SAVEPOINT: undone alone if it fails,
+    committed with the outer transaction otherwise.
+    """
+    if conn.in_transaction:
+        yield from _savepoint(conn, path)
+        return
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error as exc:
+        raise map_error(exc, path) from None
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        conn.execute("ROLLBACK")
+        raise map_error(exc, path) from None
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _savepoint(conn: sqlite3.Connection, path: Path | str) -> Iterator[sqlite3.Connection]:
+    name = "zeromem_nested"  # SQLite resolves a repeated name to the innermost one
+    conn.execute(f"SAVEPOINT {name}")
+    try:
+        yield conn
+        conn.execute(f"RELEASE {name}")
+    except sqlite3.Error as exc:
+        conn.execute(f"ROLLBACK TO {name}")
+        conn.execute(f"RELEASE {name}")
+        raise map_error(exc, path) from None
+    except BaseException:
+        conn.execute(f"ROLLBACK TO {name}")
+        conn.execute(f"RELEASE {name}")
+        raise
+
+
+@contextmanager
+def best_effort_writes(conn: sqlite3.Connection, lock_wait_ms: int) -> Iterator[None]:
+    """Writes that are not worth waiting or a disk flush for (the operations log): the write
+    lock is waited for at most ``lock_wait_ms``, and the commit is not synced (WAL with
+    synchronous=NORMAL; the checkpoint when the store closes, back under FULL, flushes it with
+    everything else). The usual settings are back when the block ends."""
+    conn.execute(f"PRAGMA busy_timeout = {int(lock_wait_ms)}")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    try:
+        yield
+    finally:
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+
+
+@contextmanager
+def page_cache(conn: sqlite3.Connection, kib: int) -> Iterator[None]:
+    """A page cache of ``kib`` KiB for the block (bulk import: many index b-tree inserts), the
+    previous size restored after it."""
+    before = conn.execute("PRAGMA cache_size").fetchone()[0]
+    conn.execute(f"PRAGMA cache_size = {-int(kib)}")  # negative: KiB, as PRAGMA cache_size takes it
+    try:
+        yield
+    finally:
+        conn.execute(f"PRAGMA cache_size = {int(before)}")

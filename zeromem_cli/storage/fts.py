@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
-from zeromem_cli.text.normalize import index_text
+from zeromem_cli.storage import migrations
+from zeromem_cli.storage.db import transaction
+from zeromem_cli.text.normalize import INDEX_VERSION, index_text
 
 Row = sqlite3.Row | dict[str, Any]
 
@@ -84,10 +87,47 @@ def unindex_row(conn: sqlite3.Connection, row: Row) -> None:
     )
 
 
+def optimize(conn: sqlite3.Connection) -> None:
+    """Merge every FTS segment into one: segments that still held deleted tokens are rewritten
+    and their pages freed (and zeroed, with secure_delete)."""
+    conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
+
+
+def _index_version(conn: sqlite3.Connection) -> int | None:
+    row = conn.execute("SELECT value FROM store_meta WHERE key = 'index_version'").fetchone()
+    return None if row is None else int(row[0])
+
+
+def ensure_index_version(
+    conn: sqlite3.Connection, path: Path | str, notice: Callable[[str], None] | None = None
+) -> None:
+    """Rebuild the whole index when it was built by another ``INDEX_VERSION`` of the
+    segmentation (or never: a new database). ``notice`` is told first on a large store."""
+    if _index_version(conn) == INDEX_VERSION:
+        return
+    with transaction(conn, path):
+        version = _index_version(conn)
+        if version == INDEX_VERSION:
+            return  # another process rebuilt it while we waited for the write lock
+        if notice is not None and version is not None:
+            count = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+            if count >= migrations.NOTICE_MIN_MEMORIES:
+                notice(
+                    f"rebuilding the search index of {count:,} memories (once, after an upgrade)"
+                )
+        conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('delete-all')")
+        index_rows(conn, conn.execute("SELECT id, content, tags, category, key FROM memories"))
+        conn.execute(
+            "INSERT OR REPLACE INTO store_meta(key, value) VALUES ('index_version', ?)",
+            (str(INDEX_VERSION),),
+        )
+
+
 # FTS5 buffers new index entries in a hash of pending terms and writes them out as a segment
 # whenever it holds more than 'hashsize' bytes (1 MiB by default); segments are then merged,
-# level by level. A bulk load writes far fewer, bigger segments with a larger hash: ~20% less
-# FTS5 time per row at 100k rows, for at most this much memory.
+# level by level. A bulk load writes far fewer, bigger segments with a larger hash, which
+# spares FTS5 time per row (measured by ``python -m benchmarks.transfer_speed``), for at most
+# this much memory.
 BULK_HASH_SIZE = 64 * 1024 * 1024
 DEFAULT_HASH_SIZE = 1024 * 1024
 

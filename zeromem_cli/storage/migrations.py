@@ -131,7 +131,8 @@ def m004_pinned_index(conn: sqlite3.Connection) -> None:
 def m005_live_expiry_index(conn: sqlite3.Connection) -> None:
     """gc looks for live memories whose expiry has passed, in batches. The old index also held
     every memory gc had already moved to the trash, so each batch walked past all of them again
-    (quadratic: 1M memories with 10% expired took ~25 s). Index only live expiring memories."""
+    (quadratic in the memories expired: ``python -m benchmarks.speed --tiers 1000000 --only
+    gc``). Index only live expiring memories."""
     run_script(
         conn,
         """
@@ -145,8 +146,9 @@ def m005_live_expiry_index(conn: sqlite3.Connection) -> None:
 def m006_pinned_rank_index(conn: sqlite3.Connection) -> None:
     """pack reads the pinned memories of a scope most important first (importance, then
     updated_at, then id, all descending), at most budget/2 of them. The m004 index found them
-    but left the ordering to a sort of every pinned memory (17 ms at 1M memories, 1% pinned);
-    read backwards, this one yields them already in that order, so LIMIT stops early."""
+    but left the ordering to a sort of every pinned memory (``python -m benchmarks.speed --tiers
+    1000000 --only latency`` times pack); read backwards, this one yields them already in that
+    order, so LIMIT stops early."""
     run_script(
         conn,
         """

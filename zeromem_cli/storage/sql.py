@@ -17,8 +17,10 @@ def scope_params(scope: Scope) -> dict[str, str]:
     return {"s_user": user, "s_agent": agent, "s_session": session}
 
 
-def scope_clause(scope: Scope) -> tuple[str, dict[str, str]]:
-    """The clause selecting exactly ``scope``, and its parameters."""
+def scope_clause(scope: Scope | None) -> tuple[str, dict[str, Any]]:
+    """The clause selecting exactly ``scope`` (None: every scope), and its parameters."""
+    if scope is None:
+        return "1", {}
     return SCOPE_SQL, scope_params(scope)
 
 

@@ -3,7 +3,8 @@ too many to rank them all.
 
 FTS5 computes BM25 for every memory matching the query before it can sort them: on a store of
 a million memories a common word ("report", "prefer") matches a hundred thousand or more, and
-ranking them took 100-300 ms. A query with a word matching more than ``LARGE`` memories (a
+ranking them all is the slowest part of such a search (``python -m benchmarks.speed --tiers
+1000000 --only latency``). A query with a word matching more than ``LARGE`` memories (a
 common word) therefore ranks:
 
 - the ``LARGE`` newest matches (FTS5 walks a match list newest first and stops, so finding
@@ -14,11 +15,11 @@ common word) therefore ranks:
 
 The ranking is FTS5's BM25 as before, except that a common word counts in its exact forms only
 (see ``find_window``), so such queries score lower than they did; nothing changes for a query
-none of whose words has more than ``LARGE`` matches. Measured on the synthetic 1M store (70
-queries), the top 10 share 41% of their memories with ranking every match (100k: 85%): among
-tens of thousands of memories holding the same common words, the newest now win over the
-shortest. When the scope and filters leave too few of the window's memories, the
-search ranks every match as before (``search.ranked_candidates``).
+none of whose words has more than ``LARGE`` matches. On the synthetic large stores
+(``benchmarks.synthetic``) the top 10 of such queries then differ from ranking every match:
+among tens of thousands of memories holding the same common words, the newest now win over
+the shortest. When the scope and filters leave too few of the window's memories, the search
+ranks every match as before (``storage.candidates.ranked``).
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ from typing import Any
 from zeromem_cli.plain import FrozenRecord
 from zeromem_cli.text.query import Term
 
-# More matches than this and only a window is ranked. BM25 costs ~1 microsecond per match,
-# so the window costs a few ms at most; no conversation-sized store ever reaches it.
+# More matches than this and only a window is ranked: small enough that ranking the window
+# stays a small part of a search (``python -m benchmarks.speed --tiers 1000000 --only
+# latency``), large enough that no conversation-sized store ever reaches it.
 LARGE = 3_000
 
 

@@ -16,6 +16,9 @@ Each Latin word also brings:
 CJK runs are split at question words and particles, then cut into the overlapping bigrams the
 index holds (``周报发送`` -> ``周报 报发 发送``); a one-character piece is searched as a prefix
 (``"报"*``): the index holds each character as the start of a bigram or as a run's last one.
+
+A query is cut into words once per call (``parse_query`` -> ``ParsedQuery``); search and pack
+hand the parsed query down instead of cutting the text again.
 """
 
 from __future__ import annotations
@@ -119,16 +122,48 @@ def quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+class ParsedQuery(FrozenRecord):
+    """A query cut into words once: ``content`` holds its content terms (stop words dropped),
+    ``words`` the terms searched (``query_words``: ``content``, or the stop words when there
+    is nothing else)."""
+
+    __slots__ = ("text", "content", "words")
+    text: str
+    content: tuple[str, ...]
+    words: tuple[str, ...]
+
+    def __init__(self, text: str, content: Sequence[str], words: Sequence[str]) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "content", tuple(content))
+        object.__setattr__(self, "words", tuple(words))
+
+    def match(self, *, prefix: bool = True, variants: bool = True) -> str | None:
+        """The FTS5 expression OR-ing the quoted terms of ``words``; None when there are none."""
+        if not self.words:
+            return None
+        terms = expand_terms(self.words, prefix=prefix, variants=variants)
+        return " OR ".join(t.expression() for t in terms)
+
+
+def query_words(text: str, content: list[str] | None = None) -> list[str]:
+    """The terms searched for ``text``: its content terms (``content``, when the caller has
+    them already) or, when every word of it is a stop word ("what is it?"), the stop words
+    themselves rather than nothing."""
+    if content is None:
+        content = query_terms(text)
+    return content or query_terms(text, drop_stop_words=False)
+
+
+def parse_query(text: str) -> ParsedQuery:
+    """``text`` cut into words once: its content terms and the terms searched."""
+    content = query_terms(text)
+    return ParsedQuery(text, content, query_words(text, content))
+
+
 def build_match(text: str, *, prefix: bool = True, variants: bool = True) -> str | None:
     """An FTS5 expression OR-ing the quoted terms of ``text``; None when it has no terms.
 
     If every word is a stop word ("what is it?"), the stop words themselves are searched
     rather than returning nothing.
     """
-    words = query_terms(text) or query_terms(text, drop_stop_words=False)
-    if not words:
-        return None
-    terms = expand_terms(words, prefix=prefix, variants=variants)
-    return " OR ".join(t.expression() for t in terms)
-
-
+    return parse_query(text).match(prefix=prefix, variants=variants)

@@ -19,12 +19,11 @@ makes the new text the next version of the nearest memory. Nothing is deleted on
 from __future__ import annotations
 
 import functools
-import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from zeromem_cli.models import Memory
 from zeromem_cli.text.normalize import has_cjk
-from zeromem_cli.text.query import expand_terms, query_terms
+from zeromem_cli.text.query import expand_terms, query_words
 
 # Measured on tests/similarity_pairs.py (42 pairs): rephrasings score 0.486-1.0, distinct
 # facts 0.0-0.393. The threshold sits in the middle of that gap.
@@ -35,7 +34,7 @@ CANDIDATES = 20
 # Candidate search uses the new text's rarest terms: each term's document count is probed up to
 # RARE_CAP, and terms are taken rarest first while their counts add up to at most RARE_BUDGET
 # (at least one term). Ranking every memory that shares a common word ("the report", "发送")
-# cost tens of ms per add on a 100k store; this keeps it to about a millisecond.
+# would make each add on a large store slow (``python -m benchmarks.speed --only writes``).
 RARE_CAP = 2_000
 RARE_BUDGET = 5_000
 
@@ -62,8 +61,12 @@ def _stem(word: str) -> str:
 
 def features(text: str) -> frozenset[str]:
     """The comparable features of ``text``: stemmed content words and CJK bigrams."""
-    terms = query_terms(text) or query_terms(text, drop_stop_words=False)
-    return frozenset(_stem(t.casefold()) for t in terms)
+    return word_features(query_words(text))
+
+
+def word_features(words: Iterable[str]) -> frozenset[str]:
+    """``features`` of a text already cut into words (``query.query_words``)."""
+    return frozenset(_stem(t.casefold()) for t in words)
 
 
 def similarity(a: str | frozenset[str], b: str | frozenset[str]) -> float:
@@ -85,50 +88,43 @@ def is_similar(score: float, threshold: float = SIMILARITY_THRESHOLD) -> bool:
 
 
 def nearest(
-    text: str,
-    search: Callable[[str, int], Sequence[Memory]],
+    mine: frozenset[str],
+    candidates: Iterable[Memory],
     threshold: float = SIMILARITY_THRESHOLD,
 ) -> list[tuple[Memory, float]]:
-    """Stored memories similar to ``text``, most similar first. ``search(text, limit)`` returns
-    the candidates (the store's own search, in the right scope)."""
-    mine = features(text)
-    scored = [(m, similarity(mine, m.content)) for m in search(text, CANDIDATES)]
+    """Those of ``candidates`` (the best ``CANDIDATES`` matches of ``candidate_match``) similar
+    to the text whose features are ``mine``, most similar first."""
+    scored = [(m, similarity(mine, m.content)) for m in candidates]
     hits = [(m, score) for m, score in scored if is_similar(score, threshold)]
     hits.sort(key=lambda pair: (-pair[1], -pair[0].id))
     return hits
 
 
-def candidate_match(conn: sqlite3.Connection, text: str) -> str | None:
-    """An FTS5 expression finding likely near-duplicates of ``text`` cheaply: the OR of its
+def candidate_match(words: Sequence[str], count: Callable[[str], int]) -> str | None:
+    """An FTS5 expression finding likely near-duplicates of a text cheaply: the OR of its
     rarest terms (see RARE_BUDGET); None when the text has no terms.
 
+    ``words`` are the text's ``query_words``; ``count(expression)`` is how many memories the
+    expression matches, counted up to ``RARE_CAP`` (``storage.candidates.count_matches``).
     A rephrasing shares most of its features with the original, so it shares its rare terms;
     memories holding all of the text's common terms (AND) are candidates too.
     """
-    terms = list(
-        dict.fromkeys(
-            t.casefold() for t in (query_terms(text) or query_terms(text, drop_stop_words=False))
-        )
-    )
+    terms = list(dict.fromkeys(t.casefold() for t in words))
     if not terms:
         return None
     counts = []
     expressions = {term: _expression(term) for term in terms}
     for term in terms:
-        row = conn.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
-            (expressions[term], RARE_CAP),
-        ).fetchone()
-        counts.append((int(row[0]), -len(term), term))
+        counts.append((count(expressions[term]), -len(term), term))
     counts.sort()
     rare: list[str] = []
     total = 0
-    for count, _, term in counts:
-        if count == 0 or count >= RARE_CAP or (rare and total + count > RARE_BUDGET):
+    for found, _, term in counts:
+        if found == 0 or found >= RARE_CAP or (rare and total + found > RARE_BUDGET):
             continue
         rare.append(term)
-        total += count
-    common = [term for count, _, term in counts if count >= RARE_CAP]
+        total += found
+    common = [term for found, _, term in counts if found >= RARE_CAP]
     clauses = [expressions[term] for term in rare]
     if common:  # memories holding every common word of the text (cheap: an intersection)
         clauses.append("(" + " AND ".join(expressions[term] for term in common) + ")")

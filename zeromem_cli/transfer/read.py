@@ -41,8 +41,9 @@ MAX_LABEL = 200
 _encode = json.JSONEncoder(ensure_ascii=False).encode
 _SORTED = json.JSONEncoder(ensure_ascii=False, sort_keys=True, allow_nan=False)
 _encode_sorted = _SORTED.encode
-# What _SORTED.encode runs, without the Python set-up it repeats on every call (~15% of the
-# time of a record's uid basis, computed for every record of a bulk import without uids).
+# What _SORTED.encode runs, without the Python set-up it repeats on every call (a good part
+# of a record's uid basis, computed for every record of a bulk import without uids; measured
+# by ``python -m benchmarks.transfer_speed``).
 _c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
 
 
@@ -158,8 +159,9 @@ def _loads(text: str) -> Any:
 
 # json's own C scanner (what ``decode`` runs after its checks): a line that is one object,
 # "{" to "}", and that it reads to the very end decodes to exactly what ``decode`` returns,
-# without the Python layers around it (~1.5x faster per line of a bulk import). Any other
-# line, and any error, goes through ``decode``, which gives the usual message.
+# without the Python layers around it (faster per line of a bulk import; measured by
+# ``python -m benchmarks.transfer_speed``). Any other line, and any error, goes through
+# ``decode``, which gives the usual message.
 _scan_json = _DECODER.scan_once  # type: ignore[attr-defined]
 
 

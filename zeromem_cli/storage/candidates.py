@@ -1,0 +1,169 @@
+"""Candidates for search and near-duplicate checks: the FTS5 queries that rank (BM25) or only
+count the memories matching an expression.
+
+The expressions come from ``text.query`` (quoted terms, never raw user text) or, with
+``search --fts``, from the user, checked first by ``check_expression``. Ranking runs inside
+FTS5 and only the best matches are joined to ``memories`` (``ranked``); the re-scoring of those
+candidates is ``zeromem_cli.search``'s.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.models import Filters, Scope
+from zeromem_cli.storage.sql import SCOPE_SQL, filter_clause, scope_params
+from zeromem_cli.storage.window import Window, find_window
+from zeromem_cli.text.query import Term
+
+# BM25 column weights: content, tags, category, key. Labels the user chose count more.
+BM25_WEIGHTS = (1.0, 2.0, 1.5, 3.0)
+
+# The first FTS-only pass ranks this many matches (at least); widened x8 while the scope and
+# filters leave too few of them, up to WIDEST, beyond which one joined pass ranks them all.
+FIRST_PASS = 400
+WIDEST = 25_600
+
+
+def holds_at_least(conn: sqlite3.Connection, matches: Iterable[str], count: int) -> bool:
+    """Whether one of ``matches`` (tried in order: put the cheapest first) matches ``count``
+    memories or more, scope and filters aside. It walks match lists without ranking them."""
+    for match in matches:
+        row = conn.execute(
+            "SELECT 1 FROM memories_fts WHERE memories_fts MATCH :match LIMIT 1 OFFSET :skip",
+            {"match": match, "skip": max(count - 1, 0)},
+        ).fetchone()
+        if row is not None:
+            return True
+    return False
+
+
+def count_matches(conn: sqlite3.Connection, match: str, cap: int) -> int:
+    """How many memories ``match`` matches, counted up to ``cap``."""
+    row = conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)",
+        (match, cap),
+    ).fetchone()
+    return int(row[0])
+
+
+def ranked(
+    conn: sqlite3.Connection,
+    scope: Scope,
+    now: datetime,
+    match: str,
+    filters: Filters,
+    candidates: int,
+    *,
+    words: Sequence[Sequence[Term]] | None = None,
+    every: bool = False,
+) -> list[tuple[sqlite3.Row, float]]:
+    """The best ``candidates`` memories matching ``match`` within the scope and filters, by
+    BM25 (with that rank), best first (ties: newest id first).
+
+    BM25 is computed inside FTS5 and only the best matches are joined to ``memories``: joining
+    every match first (tens of thousands for common words) cost more than the ranking itself.
+    When the scope and filters reject too many of those, the pass is widened, and past
+    ``WIDEST`` a single joined query ranks every match, so the result is the same as ranking
+    all matches at once.
+
+    ``words`` (the terms of each query word, which ``match`` ORs, or ANDs with ``every``)
+    allows bounded ranking: when a word has more than ``window.LARGE`` matches, only the
+    newest matches and every match of the rare words are ranked (``storage.window``), unless
+    too few of those are visible.
+    """
+    where, params = filter_clause(filters, now)
+    params.update(candidates=candidates, **scope_params(scope))
+    if words is not None:
+        bounds = find_window(conn, words, every=every)
+        if bounds is not None:
+            rows = _rank(conn, bounds.match, candidates, where, params, bounds)
+            if len(rows) >= candidates:
+                return rows
+    return _rank(conn, match, candidates, where, params, None)
+
+
+def _rank(
+    conn: sqlite3.Connection,
+    match: str,
+    candidates: int,
+    where: str,
+    params: dict[str, Any],
+    bounds: Window | None,
+) -> list[tuple[sqlite3.Row, float]]:
+    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+    within, within_params = bounds.clause() if bounds is not None else ("1", {})
+    first = max(FIRST_PASS, 2 * candidates)
+    while first <= WIDEST:
+        ranked = conn.execute(
+            f"SELECT rowid, bm25(memories_fts, {weights}) AS bm25_rank FROM memories_fts "
+            f"WHERE memories_fts MATCH :match AND {within} "
+            "ORDER BY bm25_rank, rowid DESC LIMIT :first",
+            {"match": match, "first": first, **within_params},
+        ).fetchall()
+        rows = _visible(conn, ranked, candidates, where, params)
+        if len(rows) >= candidates or len(ranked) < first:
+            return rows  # enough survived the scope and filters, or every match was ranked
+        first *= 8
+    sql = (
+        f"SELECT m.*, bm25(memories_fts, {weights}) AS rank "
+        "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
+        f"WHERE memories_fts MATCH :match AND {within} AND {SCOPE_SQL} AND {where} "
+        "ORDER BY rank, m.id DESC LIMIT :candidates"
+    )
+    params = {**params, **within_params, "match": match}
+    return [(row, float(row["rank"])) for row in conn.execute(sql, params)]
+
+
+def _visible(
+    conn: sqlite3.Connection,
+    ranked: list[sqlite3.Row],
+    candidates: int,
+    where: str,
+    params: dict[str, Any],
+) -> list[tuple[sqlite3.Row, float]]:
+    """The first ``candidates`` of ``ranked`` (rowid, bm25) within the scope and filters, as
+    (memory row, bm25), in rank order.
+
+    Rows are looked up in rank order, a little more than still needed at a time: most often
+    the first batch is enough, and every row not looked up is one less Row object built.
+    """
+    rows: list[tuple[sqlite3.Row, float]] = []
+    start = 0
+    while start < len(ranked) and len(rows) < candidates:
+        need = candidates - len(rows)
+        batch = ranked[start : start + need + need // 4 + 8]
+        start += len(batch)
+        found = {
+            row["id"]: row
+            for row in conn.execute(
+                # CROSS JOIN: look each id up by rowid; left to itself the planner may walk
+                # the scope index over the whole table instead.
+                "SELECT m.* FROM json_each(:ids) AS j CROSS JOIN memories m ON m.id = j.value "
+                f"WHERE {SCOPE_SQL} AND {where}",
+                {**params, "ids": json.dumps([r[0] for r in batch])},
+            )
+        }
+        rows.extend((found[r[0]], float(r[1])) for r in batch if r[0] in found)
+    return rows[:candidates]
+
+
+def check_expression(expression: str) -> None:
+    """Raise InvalidInputError when ``expression`` is not a valid FTS5 query for our columns.
+
+    It is tried on an empty in-memory table with the same columns, so a malformed expression is
+    told apart from a real database error (locked, unreadable) by construction, not by message.
+    """
+    probe = sqlite3.connect(":memory:")
+    try:
+        probe.execute("CREATE VIRTUAL TABLE memories_fts USING fts5(content, tags, category, key)")
+        probe.execute("SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?", (expression,))
+    except sqlite3.Error as exc:
+        raise InvalidInputError(f"invalid FTS5 expression: {exc}") from None
+    finally:
+        probe.close()

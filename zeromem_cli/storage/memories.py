@@ -1,0 +1,413 @@
+"""Memory rows: rows <-> records, the reads by id, key, hash, filters and neighbourhood, the
+writes of one memory, and its versions (``memory_history``).
+
+A change of a memory is one call here, inside the caller's transaction: the version it ends is
+copied into history, its index entry removed, the row updated and indexed again
+(``replace_version``). Every read selects through ``sql.SCOPE_SQL`` and ``sql.filter_clause``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from typing import Any
+
+from zeromem_cli.errors import InvalidInputError, NotFoundError
+from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope
+from zeromem_cli.storage import fts
+from zeromem_cli.storage.sql import SCOPE_SQL, filter_clause, scope_params
+from zeromem_cli.storage.uids import uid_from_db
+from zeromem_cli.times import from_iso, to_iso
+from zeromem_cli.validation import MAX_ID
+
+Row = sqlite3.Row
+
+# -- rows <-> records ---------------------------------------------------------------------------
+
+
+def to_memory(row: Row, score: float | None = None) -> Memory:
+    """The record of a ``memories`` row."""
+    return Memory(
+        id=row["id"],
+        uid=uid_from_db(row["uid"]),
+        content=row["content"],
+        category=row["category"],
+        tags=_from_json(row["tags"]),
+        key=row["key"],
+        user=row["user"] or None,
+        agent=row["agent"] or None,
+        session=row["session"] or None,
+        importance=row["importance"],
+        pinned=bool(row["pinned"]),
+        meta=_from_json(row["meta"]),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        expires_at=row["expires_at"],
+        last_accessed_at=row["last_accessed_at"],
+        access_count=row["access_count"],
+        deleted_at=row["deleted_at"],
+        deleted_reason=row["deleted_reason"],
+        score=score,
+    )
+
+
+def _from_json(text: str) -> Any:
+    """A stored JSON column; the empty tags and meta most rows hold skip the decoder (pack
+    turns hundreds of rows into memories per call)."""
+    if text == "{}":
+        return {}
+    if text == "[]":
+        return []
+    return json.loads(text)
+
+
+def history_record(row: Row, version: int) -> dict[str, Any]:
+    """One ``memory_history`` row as its export record (``models.HISTORY_FIELDS``, in order);
+    ``HistoryEntry(memory_id=..., **record)`` is the same version as the library returns it."""
+    return {
+        "version": version,
+        "content": row["content"],
+        "category": row["category"],
+        "tags": _from_json(row["tags"]),
+        "key": row["key"],
+        "importance": row["importance"],
+        "pinned": bool(row["pinned"]),
+        "meta": _from_json(row["meta"]),
+        "expires_at": row["expires_at"],
+        "valid_from": row["valid_from"],
+        "valid_to": row["valid_to"],
+        "change": row["change"],
+    }
+
+
+# -- reads ----------------------------------------------------------------------------------------
+
+
+def visible_row(
+    conn: sqlite3.Connection,
+    scope: Scope,
+    now: datetime,
+    memory_id: int,
+    *,
+    deleted: bool | None = False,
+    include_expired: bool = False,
+) -> Row:
+    """The row of ``memory_id`` in ``scope``; NotFoundError when it is not visible.
+
+    ``deleted``: False = live only, True = in the trash only, None = either.
+    """
+    if (
+        isinstance(memory_id, bool)
+        or not isinstance(memory_id, int)
+        or not 1 <= memory_id <= MAX_ID
+    ):
+        raise InvalidInputError(f"not a memory id: {memory_id!r}")
+    sql = f"SELECT m.* FROM memories m WHERE m.id = :id AND {SCOPE_SQL}"
+    params: dict[str, Any] = {"id": memory_id, **scope_params(scope)}
+    if deleted is False:
+        sql += " AND m.deleted_at IS NULL"
+    elif deleted is True:
+        sql += " AND m.deleted_at IS NOT NULL"
+    if not include_expired and deleted is False:
+        sql += " AND (m.expires_at IS NULL OR m.expires_at > :now)"
+        params["now"] = to_iso(now)
+    row = conn.execute(sql, params).fetchone()
+    if row is None:
+        where = "in the trash" if deleted is True else "in this scope"
+        raise NotFoundError(f"no memory #{memory_id} {where}")
+    return row
+
+
+def by_id(conn: sqlite3.Connection, memory_id: int) -> Row:
+    """The row of ``memory_id``, in any scope and state (the caller knows it exists)."""
+    row: Row = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+    return row
+
+
+def fetch(conn: sqlite3.Connection, memory_id: int) -> Memory:
+    """The record of ``memory_id`` as it is now (after a write)."""
+    return to_memory(by_id(conn, memory_id))
+
+
+def newest_first(
+    conn: sqlite3.Connection, scope: Scope, filters: Filters, now: datetime, limit: int | None
+) -> list[Memory]:
+    """The memories of ``scope`` that ``filters`` admit, newest first, at most ``limit``."""
+    where, params = filter_clause(filters, now)
+    sql = (
+        f"SELECT m.* FROM memories m WHERE {SCOPE_SQL} AND {where} "
+        "ORDER BY m.created_at DESC, m.id DESC"
+    )
+    if limit is not None:
+        sql += " LIMIT :limit"
+        params["limit"] = limit
+    rows = conn.execute(sql, {**params, **scope_params(scope)}).fetchall()
+    return [to_memory(r) for r in rows]
+
+
+def in_id_order(
+    conn: sqlite3.Connection, scope: Scope | None, filters: Filters, now: datetime
+) -> list[Memory]:
+    """The memories of ``scope`` (None: every scope) that ``filters`` admit, oldest id first."""
+    where, params = filter_clause(filters, now)
+    if scope is not None:
+        where = f"{SCOPE_SQL} AND {where}"
+        params.update(scope_params(scope))
+    rows = conn.execute(f"SELECT m.* FROM memories m WHERE {where} ORDER BY m.id", params)
+    return [to_memory(row) for row in rows.fetchall()]
+
+
+def count(conn: sqlite3.Connection, scope: Scope, filters: Filters, now: datetime) -> int:
+    where, params = filter_clause(filters, now)
+    row = conn.execute(
+        f"SELECT count(*) FROM memories m WHERE {SCOPE_SQL} AND {where}",
+        {**params, **scope_params(scope)},
+    ).fetchone()
+    return int(row[0])
+
+
+def pack_candidates(
+    conn: sqlite3.Connection,
+    scope: Scope,
+    filters: Filters,
+    now: datetime,
+    *,
+    limit: int,
+    pinned_limit: int,
+    pinned_only: bool,
+) -> list[Memory]:
+    """The pinned memories (at most ``pinned_limit``, most important first), then (unless
+    ``pinned_only``) up to ``limit`` of the most important and of the most recent ones."""
+    where, params = filter_clause(filters, now)
+    base = f"SELECT m.* FROM memories m WHERE {SCOPE_SQL} AND {where}"
+    params.update(limit=limit, pinned_limit=pinned_limit, **scope_params(scope))
+    rows = conn.execute(
+        f"{base} AND m.pinned = 1 "
+        "ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC LIMIT :pinned_limit",
+        params,
+    ).fetchall()
+    if pinned_only:
+        return [to_memory(r) for r in rows]
+    rows += conn.execute(
+        f"{base} ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC LIMIT :limit", params
+    ).fetchall()
+    rows += conn.execute(
+        f"{base} ORDER BY m.updated_at DESC, m.id DESC LIMIT :limit", params
+    ).fetchall()
+    unique = {r["id"]: r for r in rows}
+    return [to_memory(r) for r in unique.values()]
+
+
+def neighbours(
+    conn: sqlite3.Connection,
+    scope: Scope,
+    filters: Filters,
+    now: datetime,
+    memory: Memory,
+    span: int,
+    window: timedelta,
+) -> tuple[list[Memory], list[Memory]]:
+    """Up to ``span`` memories of ``scope`` written just before ``memory`` (nearest first) and
+    just after it, in (created_at, id) order, at most ``window`` apart from it. The window
+    bounds the index range each side reads."""
+    where, params = filter_clause(filters, now)
+    written = from_iso(memory.created_at)
+    params.update(
+        created_at=memory.created_at,
+        id=memory.id,
+        span=span,
+        earliest=to_iso(written - window),
+        latest=to_iso(written + window),
+        **scope_params(scope),
+    )
+    found = []
+    for side, bound, order in (("<", ">= :earliest", "DESC"), (">", "<= :latest", "ASC")):
+        rows = conn.execute(
+            f"SELECT m.* FROM memories m WHERE {SCOPE_SQL} AND {where} "
+            f"AND (m.created_at, m.id) {side} (:created_at, :id) AND m.created_at {bound} "
+            f"ORDER BY m.created_at {order}, m.id {order} LIMIT :span",
+            params,
+        ).fetchall()
+        found.append([to_memory(r) for r in rows])
+    return found[0], found[1]
+
+
+def live_by_key(conn: sqlite3.Connection, scope: Scope, key: str) -> Row | None:
+    """The live memory of ``scope`` holding ``key`` (expired or not)."""
+    row: Row | None = conn.execute(
+        f"SELECT m.* FROM memories m WHERE m.key = :key AND {SCOPE_SQL} AND m.deleted_at IS NULL",
+        {"key": key, **scope_params(scope)},
+    ).fetchone()
+    return row
+
+
+def live_by_hash(
+    conn: sqlite3.Connection, scope: Scope, content_hash: int, now: datetime
+) -> int | None:
+    """The id of the oldest live, unexpired memory of ``scope`` with this content hash."""
+    row = conn.execute(
+        f"SELECT m.id FROM memories m WHERE m.content_hash = :hash AND "
+        f"{SCOPE_SQL} AND m.deleted_at IS NULL AND "
+        "(m.expires_at IS NULL OR m.expires_at > :now) ORDER BY m.id LIMIT 1",
+        {"hash": content_hash, "now": to_iso(now), **scope_params(scope)},
+    ).fetchone()
+    return None if row is None else int(row["id"])
+
+
+def history(
+    conn: sqlite3.Connection, scope: Scope, now: datetime, memory_id: int
+) -> list[HistoryEntry]:
+    """Every version of a memory of ``scope`` (in the trash or not), oldest first; the last is
+    the current version (its ``change`` says "current", or why it was deleted)."""
+    row = visible_row(conn, scope, now, memory_id, deleted=None, include_expired=True)
+    rows = conn.execute(
+        "SELECT * FROM memory_history WHERE memory_id = ? ORDER BY id", (memory_id,)
+    ).fetchall()
+    entries = [
+        HistoryEntry(memory_id=memory_id, **history_record(r, number))
+        for number, r in enumerate(rows, start=1)
+    ]
+    current = to_memory(row)
+    entries.append(
+        HistoryEntry(
+            memory_id=memory_id,
+            version=len(entries) + 1,
+            content=current.content,
+            category=current.category,
+            tags=current.tags,
+            key=current.key,
+            importance=current.importance,
+            pinned=current.pinned,
+            meta=current.meta,
+            expires_at=current.expires_at,
+            valid_from=rows[-1]["valid_to"] if rows else current.created_at,
+            valid_to=current.deleted_at,
+            change=(current.deleted_reason or "forgotten") if current.deleted_at else "current",
+        )
+    )
+    return entries
+
+
+def history_by_memory(
+    conn: sqlite3.Connection, ids: Iterable[int]
+) -> dict[int, list[dict[str, Any]]]:
+    """The earlier versions (export records) of each of ``ids`` that has any, oldest first."""
+    wanted = set(ids)
+    versions: dict[int, list[dict[str, Any]]] = {}
+    for row in conn.execute("SELECT * FROM memory_history ORDER BY memory_id, id"):
+        if row["memory_id"] not in wanted:
+            continue
+        entries = versions.setdefault(row["memory_id"], [])
+        entries.append(history_record(row, len(entries) + 1))
+    return versions
+
+
+# -- writes (inside the caller's transaction) ------------------------------------------------------
+
+
+def insert(conn: sqlite3.Connection, values: dict[str, Any]) -> int:
+    """Insert a new memory (every column but id and the access counters) and index it; its id."""
+    cursor = conn.execute(
+        "INSERT INTO memories (uid, content, content_hash, category, tags, key, user, "
+        "agent, session, importance, pinned, meta, created_at, updated_at, expires_at) "
+        "VALUES (:uid, :content, :content_hash, :category, :tags, :key, :user, :agent, "
+        ":session, :importance, :pinned, :meta, :created_at, :updated_at, :expires_at)",
+        values,
+    )
+    memory_id = int(cursor.lastrowid or 0)
+    fts.index_row(conn, {**values, "id": memory_id})
+    return memory_id
+
+
+def touch_updated(conn: sqlite3.Connection, memory_id: int, now: datetime) -> None:
+    """Refresh ``updated_at`` (a write that said the same thing again)."""
+    conn.execute("UPDATE memories SET updated_at = ? WHERE id = ?", (to_iso(now), memory_id))
+
+
+def archive_version(conn: sqlite3.Connection, row: Row, ended_at: str, change: str) -> None:
+    """Copy the current version of a memory into history before it changes."""
+    previous = conn.execute(
+        "SELECT valid_to FROM memory_history WHERE memory_id = ? ORDER BY id DESC LIMIT 1",
+        (row["id"],),
+    ).fetchone()
+    valid_from = previous[0] if previous else row["created_at"]
+    conn.execute(
+        "INSERT INTO memory_history (memory_id, content, category, tags, key, importance, "
+        "pinned, meta, expires_at, valid_from, valid_to, change) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            row["id"],
+            row["content"],
+            row["category"],
+            row["tags"],
+            row["key"],
+            row["importance"],
+            row["pinned"],
+            row["meta"],
+            row["expires_at"],
+            valid_from,
+            ended_at,
+            change,
+        ),
+    )
+
+
+def replace_version(
+    conn: sqlite3.Connection, row: Row, new: dict[str, Any], change: str, now: datetime
+) -> None:
+    """Write a new version of ``row`` (history, index and row in one go); ``change`` says
+    what ended the old one. A key another live memory of the scope holds: InvalidInputError."""
+    stamp = to_iso(now)
+    archive_version(conn, row, stamp, change)
+    fts.unindex_row(conn, row)
+    merged = {**dict(row), **new, "updated_at": stamp}
+    try:
+        conn.execute(
+            "UPDATE memories SET content = :content, content_hash = :content_hash, "
+            "category = :category, tags = :tags, key = :key, importance = :importance, "
+            "pinned = :pinned, meta = :meta, expires_at = :expires_at, "
+            "updated_at = :updated_at WHERE id = :id",
+            merged,
+        )
+    except sqlite3.IntegrityError:
+        raise InvalidInputError(
+            f"key {merged['key']!r} is already used by another memory in this scope"
+        ) from None
+    fts.index_row(conn, merged)
+
+
+def mark_forgotten(conn: sqlite3.Connection, ids: Iterable[int], now: datetime) -> None:
+    """Soft-delete ``ids`` as forgotten (the caller checked each is visible)."""
+    stamp = to_iso(now)
+    for memory_id in ids:
+        conn.execute(
+            "UPDATE memories SET deleted_at = ?, deleted_reason = 'forgotten' WHERE id = ?",
+            (stamp, memory_id),
+        )
+
+
+def undelete(conn: sqlite3.Connection, row: Row, now: datetime) -> None:
+    """Bring a soft-deleted memory back, clearing an expiry that has passed. Its key held by
+    another live memory now: InvalidInputError."""
+    try:
+        conn.execute(
+            "UPDATE memories SET deleted_at = NULL, deleted_reason = NULL, "
+            "expires_at = CASE WHEN expires_at <= ? THEN NULL ELSE expires_at END "
+            "WHERE id = ?",
+            (to_iso(now), row["id"]),
+        )
+    except sqlite3.IntegrityError:
+        raise InvalidInputError(
+            f"cannot restore #{row['id']}: another live memory now has key {row['key']!r}"
+        ) from None
+
+
+def record_access(conn: sqlite3.Connection, ids: Iterable[int], now: datetime) -> None:
+    """Count one access of each memory (``last_accessed_at``, ``access_count``)."""
+    stamp = to_iso(now)
+    conn.executemany(
+        "UPDATE memories SET last_accessed_at = ?, access_count = access_count + 1 WHERE id = ?",
+        [(stamp, i) for i in ids],
+    )
