@@ -410,7 +410,9 @@ _LINE = (
 def test_any_markdown_looking_content_survives_the_round_trip(
     contents: list[list[str]], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    from zeromem_cli.transfer.imports import to_markdown
+    from typer.testing import CliRunner
+
+    from zeromem_cli.cli import app
     from zeromem_cli.transfer.markdown_memory import read_markdown
 
     folder = tmp_path_factory.mktemp("round")
@@ -418,6 +420,8 @@ def test_any_markdown_looking_content_survives_the_round_trip(
     with MemoryStore(folder / "a.db") as store:
         for text in texts:
             store.add(text, allow_duplicate=True, allow_secret=True)
-        records = [m.to_dict() for m in store.list(limit=None)]
-    read = read_markdown("claude-md", folder / "memories.md", to_markdown(records))
-    assert sorted(r["content"] for _, r in read.records) == sorted(m["content"] for m in records)
+        stored = sorted(m.content for m in store.list(limit=None))
+    exported = CliRunner().invoke(app, ["export", "-f", "markdown", "--db", str(folder / "a.db")])
+    assert exported.exit_code == 0, exported.stderr
+    read = read_markdown("claude-md", folder / "memories.md", exported.stdout)
+    assert sorted(r["content"] for _, r in read.records) == stored

@@ -65,6 +65,7 @@ def test_touching_packs_reorder_but_fragments_do_not(
         ("a=b", "a=b", {}),
         ("report?budget=30&tag=a&tag=b%20c", "report", {"budget": 30, "tags": ("a", "b c")}),
         ("?inherit=yes&user=alice", None, {"inherit": True}),
+        ("q?tag=%E5%91%A8%E6%8A%A5&category=a%26b", "q", {"tags": ("周报",), "category": "a&b"}),
     ],
 )
 def test_fragment_argument(argument: str, query: str | None, options: dict[str, object]) -> None:

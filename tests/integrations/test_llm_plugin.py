@@ -281,3 +281,21 @@ def test_the_tool_box_scope_is_the_one_it_was_given(env: dict[str, str]) -> None
         tool_calls(("Zeromem_search", {"query": "tea"})),
     ).stdout
     assert tool_outputs(out) == ["no memories match"]
+
+
+@needs_echo
+def test_a_stored_secret_is_masked_in_search_results(env: dict[str, str], db_path: Path) -> None:
+    with MemoryStore(db_path) as store:  # stored on purpose, past the write-time refusal
+        store.add(f"deploy bot token {SECRET}", allow_secret=True)
+    out = run_llm(
+        env, "-m", "echo", "-T", "Zeromem", tool_calls(("Zeromem_search", {"query": "deploy"}))
+    ).stdout
+    [output] = tool_outputs(out)
+    assert "deploy bot token [secret: github_" in output and SECRET not in out
+
+
+@needs_echo
+def test_a_bad_tool_box_setting_is_one_error_line(env: dict[str, str]) -> None:
+    result = run_llm(env, "-m", "echo", "-T", "Zeromem(max_tokens=5)", "hi", check=False)
+    assert result.returncode == 1
+    assert result.stderr == "Error: Zeromem: max_tokens must be at least 20\n"

@@ -23,8 +23,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
-from urllib.parse import unquote
 
 from zeromem_cli.errors import InvalidInputError, SecretDetectedError
 
@@ -48,6 +48,7 @@ FRAGMENT_OPTIONS = (
 )
 # The part after the last "?" is options only when it is nothing but name=value pairs.
 _OPTIONS = re.compile(r"[a-z_]+=[^&]*(?:&[a-z_]+=[^&]*)*")
+_ESCAPES = re.compile(r"((?:%[0-9A-Fa-f]{2})+)")
 _BOOLEANS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 DEFAULT_TOOL_TOKENS = 500
 DEFAULT_SEARCH_LIMIT = 5
@@ -81,7 +82,7 @@ class Where(NamedTuple):
 
         where = self.resolved()
         return MemoryStore(
-            where.db,
+            Path(where.db).expanduser() if where.db else None,
             user=where.user,
             agent=where.agent,
             session=where.session,
@@ -112,6 +113,15 @@ class FragmentRequest(NamedTuple):
     where: Where = Where()
 
 
+def _unquote(text: str) -> str:
+    """Percent escapes (``%20``, ``%E5%91%A8``) decoded as UTF-8, as in a URL query; written
+    here because the package imports no networking module, ``urllib`` included."""
+    parts = _ESCAPES.split(text)
+    for number in range(1, len(parts), 2):
+        parts[number] = bytes.fromhex(parts[number].replace("%", "")).decode("utf-8", "replace")
+    return "".join(parts)
+
+
 def parse_fragment(argument: str) -> FragmentRequest:
     """``QUERY[?name=value&...]`` -> a request; an unknown option or a bad value raises
     InvalidInputError naming it."""
@@ -123,7 +133,7 @@ def parse_fragment(argument: str) -> FragmentRequest:
     scope: dict[str, str] = {}
     for pair in tail.split("&"):
         name, _, raw = pair.partition("=")
-        value = unquote(raw)
+        value = _unquote(raw)
         if name not in FRAGMENT_OPTIONS:
             raise InvalidInputError(
                 f"unknown zeromem fragment option {name!r} (known: {', '.join(FRAGMENT_OPTIONS)})"

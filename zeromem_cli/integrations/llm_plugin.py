@@ -19,9 +19,9 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+import click
 import llm
 
-from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.integrations import llm_memory
 
 MIN_TOOL_TOKENS = 20
@@ -60,10 +60,14 @@ class Zeromem(llm.Toolbox):
         session: str | None = None,
         max_tokens: int = llm_memory.DEFAULT_TOOL_TOKENS,
     ) -> None:
+        # A bad -T 'Zeromem(...)' is the person's mistake, shown by llm (a click program) as
+        # one "Error: ..." line rather than a traceback.
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int):
-            raise InvalidInputError(f"max_tokens must be a number of tokens, not {max_tokens!r}")
+            raise click.ClickException(
+                f"Zeromem: max_tokens must be a number of tokens, not {max_tokens!r}"
+            )
         if max_tokens < MIN_TOOL_TOKENS:
-            raise InvalidInputError(f"max_tokens must be at least {MIN_TOOL_TOKENS}")
+            raise click.ClickException(f"Zeromem: max_tokens must be at least {MIN_TOOL_TOKENS}")
         self._where = llm_memory.Where(db, user, agent, session)
         self._max_tokens = max_tokens
 

@@ -32,20 +32,20 @@ SOURCE = "mcp-memory"
 
 def looks_like_graph(text: str) -> bool:
     """Whether ``text`` is the server's JSONL (its first line an entity or a relation) or a
-    ``read_graph`` object."""
+    ``read_graph`` object. Anything not starting with ``{`` is neither (and is not parsed)."""
     stripped = text.lstrip("\ufeff \t\r\n")
-    first = stripped.split("\n", 1)[0].strip()
+    if not stripped.startswith("{"):
+        return False
     try:
-        value = json.loads(first)
+        value = json.loads(stripped.split("\n", 1)[0])
     except ValueError:
-        try:
+        try:  # a pretty-printed object: a read_graph answer, or another kind of JSON
             value = json.loads(stripped)
         except ValueError:
             return False
-        return isinstance(value, dict) and isinstance(value.get("entities"), list)
-    if isinstance(value, dict) and value.get("type") in ("entity", "relation"):
-        return True
-    return isinstance(value, dict) and isinstance(value.get("entities"), list)
+    if not isinstance(value, dict):
+        return False
+    return value.get("type") in ("entity", "relation") or isinstance(value.get("entities"), list)
 
 
 def graph_records(text: str) -> list[tuple[str, Any]]:
