@@ -42,6 +42,12 @@ _NEVER = {
     "platformdirs",  # paths computes the Linux XDG dirs itself
     "tomllib",  # no config file in these tests
     "tiktoken",
+    # The llm plugin loads only inside `llm` (its entry point), never in zeromem's own commands.
+    "llm",
+    "pluggy",
+    "pydantic",
+    "zeromem_cli.integrations.llm_plugin",
+    "zeromem_cli.integrations.llm_memory",
     "zeromem_cli.transfer.imports",
     "zeromem_cli.transfer.export",
     "zeromem_cli.transfer.read",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from zeromem_cli.cli.render import _console, _escape, dumps, message
+from zeromem_cli.cli.render import _console, _escape, _one_line, dumps, message
 
 
 def config_value(value: Any) -> str:
@@ -108,3 +108,23 @@ def import_report(report: dict[str, Any], as_json: bool) -> None:
         f"{report['skipped']} skipped, {report['invalid']} invalid"
         + (f", {report['keys_dropped']} keys dropped" if report["keys_dropped"] else "")
     )
+
+
+def memory_file_plan(summary: dict[str, Any], as_json: bool) -> None:
+    """A memory-file import: the files read and imports not followed (stderr) and, for a
+    dry run, one line per memory (stdout: place, category, tags, text). Likely secrets are
+    masked here, JSON included: a dry run lists records that were not checked for them."""
+    from zeromem_cli.text.secrets import mask_secrets
+
+    for row in summary.get("plan", []):
+        row["content"] = mask_secrets(row["content"])
+        row["category"] = mask_secrets(row["category"])
+        row["tags"] = [mask_secrets(tag) for tag in row["tags"]]
+    if as_json:
+        return
+    message(f"read {', '.join(summary['files'])}")
+    for note in summary["notes"]:
+        message(note)
+    for row in summary.get("plan", []):
+        cells = [row["where"], row["category"], ", ".join(row["tags"]), row["content"]]
+        print("\t".join(_one_line(cell) for cell in cells))

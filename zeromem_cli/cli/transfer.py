@@ -41,6 +41,10 @@ class ImportFormat(str, Enum):
     jsonl = "jsonl"
     json = "json"
     csv = "csv"
+    claude_md = "claude-md"
+    agents_md = "agents-md"
+    gemini_md = "gemini-md"
+    mcp_memory = "mcp-memory"
 
 
 class ConflictPolicy(str, Enum):
@@ -178,7 +182,8 @@ def import_(
             "--format",
             "-f",
             case_sensitive=False,
-            help="jsonl, json or csv (default: from the file extension or the content).",
+            help="jsonl, json, csv, or a memory file: claude-md, agents-md, gemini-md, "
+            "mcp-memory (default: from the file name or the content).",
             show_default=False,
         ),
     ] = None,
@@ -212,20 +217,25 @@ def import_(
     agent: AgentOption = None,
     session: SessionOption = None,
 ) -> None:
-    """Import memories from jsonl, json, csv or a Mem0 get_all dump (idempotent by uid)."""
+    """Import memories from jsonl, json, csv, a Mem0 get_all dump, CLAUDE.md / AGENTS.md /
+    GEMINI.md or an MCP memory.jsonl (idempotent by uid)."""
     from zeromem_cli.oplog import record_operation
-    from zeromem_cli.transfer.imports import InvalidRecordsError, import_text
-    from zeromem_cli.transfer.read import detect_format
+    from zeromem_cli.transfer import memory_files
+    from zeromem_cli.transfer.imports import InvalidRecordsError, import_records
+    from zeromem_cli.transfer.read import detect_format, parse
 
     _check_scope_options(all_scopes, user, agent, session)
     name, text = _read_input(source)
-    chosen = fmt.value if fmt is not None else detect_format(name, text)
+    chosen = fmt.value if fmt is not None else memory_files.detect(name, text)
+    chosen = chosen or detect_format(name, text)
+    plan = None
+    if chosen in memory_files.MEMORY_FILE_FORMATS:
+        plan = memory_files.read(chosen, None if str(source) == "-" else source, text)
     with open_store(db, user, agent, session) as store, _progress_bar("importing") as progress:
         try:
-            report = import_text(
+            report = import_records(
                 store,
-                text,
-                chosen,
+                parse(text, chosen) if plan is None else plan.records,
                 on_conflict=on_conflict.value,
                 skip_invalid=skip_invalid,
                 all_scopes=all_scopes,
@@ -243,7 +253,11 @@ def import_(
         if not dry_run:
             record_operation(store, "import", report.added + report.updated)
     _print_errors(report.invalid, warn=True)
-    render_info.import_report(report.to_dict(), as_json)
+    summary = report.to_dict()
+    if plan is not None:
+        summary.update(memory_files.plan_summary(plan, report.invalid, dry_run))
+        render_info.memory_file_plan(summary, as_json)
+    render_info.import_report(summary, as_json)
 
 
 MAX_ERRORS_SHOWN = 20

@@ -124,7 +124,10 @@ def detect_format(name: str | None, text: str) -> str:
         return "json"
     if not stripped:
         return "jsonl"
-    raise InvalidInputError("cannot tell the import format; give --format jsonl, json or csv")
+    raise InvalidInputError(
+        "cannot tell the import format; give --format jsonl, json, csv, claude-md, agents-md, "
+        "gemini-md or mcp-memory"
+    )
 
 
 def parse(text: str, fmt: str) -> Iterator[tuple[str, Any]]:
