@@ -180,7 +180,7 @@ _SETTINGS = [
         int,
         2000,
         "Token budget of an MCP tool result when the call gives no max_tokens.",
-        50,
+        200,
         1_000_000,
     ),
     Setting(
@@ -188,7 +188,7 @@ _SETTINGS = [
         int,
         10_000,
         "Most tokens any MCP tool result may take, whatever max_tokens a call asks for.",
-        50,
+        200,
         1_000_000,
     ),
     Setting("ranking.relevance", float, 1.0, "Weight of search relevance in pack.", 0, 100),

@@ -65,12 +65,7 @@ def serve_mcp(
     ] = False,
 ) -> None:
     """Serve this memory to AI agents over MCP (stdio by default, or --http)."""
-    _require_sdk()
-    from zeromem_cli.mcp.address import is_loopback, parse_address
-    from zeromem_cli.mcp.auth import read_token
-    from zeromem_cli.mcp.scope import ScopePolicy
-    from zeromem_cli.mcp.server import ServerOptions, serve
-    from zeromem_cli.mcp.toolbox import Toolbox
+    from zeromem_cli.mcp.listen import is_loopback, parse_address, read_token
 
     address = parse_address(http) if http is not None else None
     if token_file is not None and address is None:
@@ -81,6 +76,11 @@ def serve_mcp(
             "--token-file FILE (a bearer token every request must send)"
         )
     token = read_token(token_file) if token_file is not None else None
+    _require_sdk()
+    from zeromem_cli.mcp.scope import ScopePolicy
+    from zeromem_cli.mcp.server import ServerOptions, serve
+    from zeromem_cli.mcp.toolbox import Toolbox
+
     config = settings()
     with where.open() as store:
         box = Toolbox(store, config, ScopePolicy(store.scope, allow_scope_override))

@@ -16,8 +16,9 @@ from typing import Any, NamedTuple, TypeVar
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.pack.tokens import Tokenizer
 
-# Below this no result fits its own envelope and counts.
-MIN_TOKENS = 50
+# The smallest budget a call may ask for: every result's fixed part (its envelope, counts,
+# notes; the stats report) fits in it, so a result never has to exceed its budget.
+MIN_TOKENS = 200
 
 T = TypeVar("T")
 Rendered = tuple[str, dict[str, Any]]

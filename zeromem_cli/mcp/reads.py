@@ -49,7 +49,10 @@ def context(
     config = box.config
 
     def render(memories: list[Memory], text: str, truncated: bool) -> Rendered:
-        return text, {
+        if not memories:  # nothing to put in context: no envelope, a short note
+            text = ""
+        shown = text or ("(no memories fit max_tokens)\n" if truncated else "(no memories)\n")
+        return shown, {
             "context": text,
             "ids": [m.id for m in memories],
             "count": len(memories),
@@ -77,7 +80,7 @@ def context(
     memories = list(result.memories)
     left_out = any(c.status.startswith(("over budget", "dropped")) for c in result.candidates)
     formatter = Formatter("xml", envelope.HEADER, masked_content, mask_labels=True)
-    text = result.text or formatter.render([])
+    text = result.text
     while True:
         text, data = budget.stamp(*render(memories, text, left_out))
         if budget.fits(text, data) or not memories:
@@ -136,11 +139,17 @@ def search(
 
 
 def _records_output(
-    budget: Budget, records: list[dict[str, Any]], extra: dict[str, Any], empty: str
+    budget: Budget,
+    records: list[dict[str, Any]],
+    extra: dict[str, Any],
+    empty: str,
+    more: bool = False,
 ) -> ToolOutput:
-    """Full records within the budget; a first record too large on its own is cut."""
+    """Full records within the budget; a first record too large on its own is cut. ``more``:
+    records were left out before these (the budget bounded how many were read)."""
 
     def render(chosen: list[dict[str, Any]], truncated: bool) -> Rendered:
+        truncated = truncated or more
         text = envelope.envelope(
             [envelope.record_xml(r) for r in chosen], _notes(chosen, truncated, empty)
         )
@@ -224,7 +233,7 @@ def export(
     # No record costs fewer than ~20 tokens as JSON: more than this cannot fit the budget.
     most = budget.max_tokens // 20 + 1
     memories = view.list(
-        limit=min(limit, most) if limit else most,
+        limit=min(limit, most + 1) if limit else most + 1,
         filters=filters_of(
             view,
             category=category,
@@ -234,8 +243,9 @@ def export(
             include_expired=include_expired,
         ),
     )
-    records = [{**envelope.record(m), "content_truncated": False} for m in memories]
-    return _records_output(budget, records, {}, "(no memories)")
+    more = len(memories) > most
+    records = [{**envelope.record(m), "content_truncated": False} for m in memories[:most]]
+    return _records_output(budget, records, {}, "(no memories)", more)
 
 
 # -- memory_history, memory_stats ---------------------------------------------------------------
@@ -295,8 +305,10 @@ def stats(box: Toolbox, max_tokens: int | None = None, **scope: str | None) -> T
         text, data = budget.stamp(
             text, {"stats": report, "truncated": truncated, "tokens": 0, "max_tokens": 0}
         )
-        if budget.fits(text, data) or not categories:
+        if budget.fits(text, data):
             return ToolOutput(text, data)
+        if not categories:
+            raise InvalidInputError(f"max_tokens {budget.max_tokens} is too small for the stats")
         categories.pop()
         truncated = True
 
