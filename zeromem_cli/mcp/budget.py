@@ -52,14 +52,14 @@ class Budget(NamedTuple):
     def data_tokens(self, data: dict[str, Any]) -> int:
         return self.counter.count(dumps(data))
 
-    def fits(self, text: str, data: dict[str, Any]) -> bool:
-        return self.text_tokens(text) <= self.max_tokens and self.data_tokens(data) <= (
-            self.max_tokens
-        )
+    def fits(self, data: dict[str, Any]) -> bool:
+        """Whether a result ``stamp`` measured keeps to the budget in both forms."""
+        return int(data["tokens"]) <= self.max_tokens
 
     def stamp(self, text: str, data: dict[str, Any]) -> Rendered:
-        """Set ``data["tokens"]``: the larger count of the two forms. Measured with the budget
-        itself in that field, whose digits are as many or more, so the stamped form fits."""
+        """Set ``data["tokens"]`` to the larger count of the two forms (and ``max_tokens``).
+        The structured form is measured with the budget itself in that field, whose digits are
+        as many or more than the count's: the form sent never counts more than measured."""
         data["tokens"] = self.max_tokens
         data["max_tokens"] = self.max_tokens
         data["tokens"] = max(self.text_tokens(text), self.data_tokens(data))
@@ -76,20 +76,24 @@ class Budget(NamedTuple):
         (a smaller one may). ``render(chosen, truncated)`` builds both forms; its data must
         hold ``tokens`` and ``max_tokens`` (set here). Returns (chosen, truncated, text, data).
 
-        Each item's cost is its own count less the tokenizer's per-text overhead; the whole
-        result is then counted once more and the last items dropped until it fits.
+        When everything fits (the usual case) that is two counts. Otherwise each item's cost is
+        its own count less the tokenizer's per-text overhead; the whole result is then counted
+        once more and the last items dropped until it fits.
         """
+        everything = list(items)
+        text, data = self.stamp(*render(everything, False))
+        if self.fits(data):
+            return everything, False, text, data
         overhead = self.counter.overhead
-        text, data = render([], True)
-        text, data = self.stamp(text, data)
-        if not self.fits(text, data):
+        text, data = self.stamp(*render([], True))
+        if not self.fits(data):
             raise InvalidInputError(
                 f"max_tokens {self.max_tokens} is too small for this result's envelope"
             )
         used_text, used_data = self.text_tokens(text), self.data_tokens(data)
         chosen: list[T] = []
         truncated = False
-        for item in items:
+        for item in everything:
             cost_text = max(1, self.text_tokens(unit_text(item)) - overhead)
             cost_data = max(1, self.counter.count(dumps(unit_data(item))) - overhead) + 1
             if used_text + cost_text > self.max_tokens or used_data + cost_data > self.max_tokens:
@@ -100,7 +104,7 @@ class Budget(NamedTuple):
             used_data += cost_data
         while True:
             text, data = self.stamp(*render(chosen, truncated))
-            if self.fits(text, data):
+            if self.fits(data) or not chosen:
                 return chosen, truncated, text, data
             chosen.pop()
             truncated = True
@@ -117,7 +121,7 @@ def shorten_to_fit(
     while low < high:
         middle = (low + high + 1) // 2
         text, data = budget.stamp(*build(content[:middle] + "…", True))
-        if budget.fits(text, data):
+        if budget.fits(data):
             low, best = middle, (text, data)
         else:
             high = middle - 1

@@ -83,7 +83,7 @@ def context(
     text = result.text
     while True:
         text, data = budget.stamp(*render(memories, text, left_out))
-        if budget.fits(text, data) or not memories:
+        if budget.fits(data) or not memories:
             break
         memories.pop()
         left_out = True
@@ -305,7 +305,7 @@ def stats(box: Toolbox, max_tokens: int | None = None, **scope: str | None) -> T
         text, data = budget.stamp(
             text, {"stats": report, "truncated": truncated, "tokens": 0, "max_tokens": 0}
         )
-        if budget.fits(text, data):
+        if budget.fits(data):
             return ToolOutput(text, data)
         if not categories:
             raise InvalidInputError(f"max_tokens {budget.max_tokens} is too small for the stats")

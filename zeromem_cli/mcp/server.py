@@ -114,6 +114,10 @@ class ZeromemServer(MCPServer[Any]):
                 continue
             self._register(spec, [*spec.params, *extra])
 
+    @property
+    def tool_names(self) -> list[str]:
+        return list(self._specs)
+
     def _register(self, spec: ToolSpec, params: list[Param]) -> None:
         run, box = spec.run, self.box
 
@@ -213,17 +217,20 @@ def serve(
     http: tuple[str, int] | None = None,
     announce: Callable[[str], None] | None = None,
 ) -> None:
-    """Run until the client goes away (stdio) or the process is interrupted (HTTP)."""
+    """Run until the client goes away (stdio) or the process is interrupted (HTTP).
+    ``announce`` gets one line saying what is served (the CLI prints it on stderr)."""
     server = ZeromemServer(box, options)
-    scope = describe(box.store.scope)
+    what = f"{describe(box.store.scope)} of {box.store.path} ({len(server.tool_names)} tools)"
     if http is None:
+        if announce is not None:
+            announce(f"serving {what} over stdio")
         server.run("stdio")
         return
     host, port = http
     shown = f"[{host}]" if ":" in host else host
     if announce is not None:
         auth = "bearer token required" if options.token else "no token: loopback only"
-        announce(f"serving {scope} over streamable HTTP at http://{shown}:{port}/mcp ({auth})")
+        announce(f"serving {what} over streamable HTTP at http://{shown}:{port}/mcp ({auth})")
     server.run("streamable-http", host=host, port=port)
 
 
