@@ -21,7 +21,7 @@ from typing import Annotated, Any, NamedTuple
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field, ValidationError
 
@@ -204,11 +204,13 @@ class ZeromemServer(MCPServer[Any]):
             return error_result(message_of(exc))
         try:
             return await super().call_tool(name, given, context)
-        except ToolError as exc:
+        except UnexpectedToolError as exc:  # a bug (a result off its schema): said, not fatal
+            logger.exception("zeromem tool failed")
+            return error_result(f"internal error in {name}: {type(exc.__cause__).__name__}")
+        except ToolError as exc:  # the arguments do not fit the declared types
             if isinstance(exc.__cause__, ValidationError):
                 return error_result(_validation_message(name, exc.__cause__))
-            logger.exception("zeromem tool failed")
-            return error_result(f"internal error: {exc}")
+            return error_result(" ".join(str(exc).split()))
 
 
 def serve(
