@@ -5,8 +5,9 @@ Tables printed:
 1. Tool-call round trip, p50 / p95 over ``--queries`` calls (default 200 for memory_search, half
    that for memory_context), measured around the SDK's ``ClientSession.call_tool`` over stdio
    to a ``python -m zeromem_cli mcp`` process, on the synthetic stores of 10k and 100k
-   memories; beside it the same search / pack in process through the library (the plain
-   baseline: what the MCP face adds is the difference). Target: p50 < 15 ms at 100k.
+   memories, and the server process's CPU time per call (from /proc: the steadier figure on
+   a shared machine); beside it the same search / pack in process through the library (the
+   plain baseline: what the MCP face adds is the difference). Target: p50 < 15 ms at 100k.
 2. Server start-up to the first answer: spawn to the ``initialize`` result and to the first
    ``memory_search`` result, median of ``--runs`` (default 5), beside the floor of importing
    the MCP SDK alone (``python -c "import mcp.server.mcpserver"``) and ``import sqlite3``.
@@ -48,11 +49,29 @@ def _server(db: Path, home: Path) -> Any:
     )
 
 
-async def _round_trips(db: Path, home: Path, queries: Sequence[str]) -> dict[str, list[float]]:
+def _server_cpu() -> float | None:
+    """CPU seconds used so far by this process's ``zeromem_cli mcp`` children (Linux /proc),
+    the steadier figure on a shared machine; None where /proc cannot tell."""
+    total, found = 0.0, False
+    try:
+        tasks = Path(f"/proc/{os.getpid()}/task").iterdir()
+        children = {c for t in tasks for c in (t / "children").read_text().split()}
+        for pid in children:
+            if "zeromem_cli" not in Path(f"/proc/{pid}/cmdline").read_text():
+                continue
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            found = True
+    except (OSError, ValueError, IndexError):
+        return None
+    return total if found else None
+
+
+async def _round_trips(db: Path, home: Path, queries: Sequence[str]) -> dict[str, Any]:
     from mcp import ClientSession
     from mcp.client.stdio import stdio_client
 
-    timings: dict[str, list[float]] = {"memory_search": [], "memory_context": []}
+    timings: dict[str, Any] = {"memory_search": [], "memory_context": [], "cpu": {}}
     with (home / "server-stderr.log").open("w") as errlog:
         async with stdio_client(_server(db, home), errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
@@ -61,30 +80,37 @@ async def _round_trips(db: Path, home: Path, queries: Sequence[str]) -> dict[str
                     await session.call_tool("memory_search", {"query": query})
                     await session.call_tool("memory_context", {"query": query})
                 for tool, share in (("memory_search", 1), ("memory_context", 2)):
+                    before = _server_cpu()
                     for query in queries[::share]:
                         started = time.perf_counter()
                         result = await session.call_tool(tool, {"query": query})
                         timings[tool].append(time.perf_counter() - started)
                         if result.is_error:
                             raise RuntimeError(f"{tool} failed: {result.content}")
+                    after = _server_cpu()
+                    if before is not None and after is not None:
+                        timings["cpu"][tool] = (after - before) / len(timings[tool])
     return timings
 
 
-def _in_process(db: Path, queries: Sequence[str]) -> dict[str, list[float]]:
+def _in_process(db: Path, queries: Sequence[str]) -> dict[str, Any]:
     """The same reads through the library: the baseline the MCP face is compared with."""
-    timings: dict[str, list[float]] = {"memory_search": [], "memory_context": []}
+    timings: dict[str, Any] = {"memory_search": [], "memory_context": [], "cpu": {}}
     with MemoryStore(db) as store:
         for query in queries[:10]:
             store.search(query)
             store.pack(query, budget=2000, format="xml", touch=False)
-        for query in queries:
-            started = time.perf_counter()
-            store.search(query)
-            timings["memory_search"].append(time.perf_counter() - started)
-        for query in queries[::2]:
-            started = time.perf_counter()
-            store.pack(query, budget=2000, format="xml", touch=False)
-            timings["memory_context"].append(time.perf_counter() - started)
+        reads = (
+            ("memory_search", queries, lambda q: store.search(q)),
+            ("memory_context", queries[::2], lambda q: store.pack(q, budget=2000, format="xml")),
+        )
+        for tool, chosen, read in reads:
+            cpu = time.process_time()
+            for query in chosen:
+                started = time.perf_counter()
+                read(query)
+                timings[tool].append(time.perf_counter() - started)
+            timings["cpu"][tool] = (time.process_time() - cpu) / len(chosen)
     return timings
 
 
@@ -146,17 +172,23 @@ def start_up(count: int, runs: int, workdir: Path) -> dict[str, float]:
 def print_latency(rows: list[dict[str, Any]]) -> None:
     print("Tool-call round trip through the MCP client (stdio), ms")
     print()
-    print("| tool | memories | calls | p50 | p95 | library in process p50 / p95 | target |")
-    print("|---|---|---|---|---|---|---|")
+    print(
+        "| tool | memories | calls | p50 | p95 | server CPU per call "
+        "| library in process p50 / p95, CPU | target |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for row in rows:
         for tool, library in (("memory_search", "search"), ("memory_context", "pack")):
             values, plain = row["mcp"][tool], row["library"][tool]
             target = f"p50 < {P50_TARGET_MS:.0f}" if row["count"] == 100_000 else ""
+            cpu = row["mcp"]["cpu"].get(tool)
             print(
                 f"| {tool} | {tier_label(row['count'])} | {len(values)} "
                 f"| {fmt_ms(percentile(values, 0.5))} | {fmt_ms(percentile(values, 0.95))} "
+                f"| {fmt_ms(cpu) if cpu is not None else 'n/a'} "
                 f"| {library} {fmt_ms(percentile(plain, 0.5))} / "
-                f"{fmt_ms(percentile(plain, 0.95))} | {target} |"
+                f"{fmt_ms(percentile(plain, 0.95))}, {fmt_ms(row['library']['cpu'][tool])} "
+                f"| {target} |"
             )
 
 
