@@ -26,6 +26,8 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
         store.add("Core memory: alice writes Python and prefers short answers", pinned=True)
         # Stored before detection existed (or with --allow-secret): never shown as stored.
         store.add("deploy key for the zebra cluster: password=Zebra-Hunter-42x", allow_secret=True)
+        # Writes check content, key, tags and meta; a category is a label and is not checked.
+        store.add("the yak grooming schedule", category="password=Yak-Secret-55k")
     return path
 
 
@@ -190,6 +192,10 @@ def test_secrets_are_masked_on_every_read_and_refused_on_save(client: McpClient)
         assert "zebra" in text_of(result).lower(), name
         assert "Zebra-Hunter-42x" not in text_of(result) + str(result.structured_content), name
         assert "[secret: password_assignment]" in text_of(result), name
+    for name in ("memory_search", "memory_get"):
+        arguments = {"query": "yak grooming"} if name == "memory_search" else {"ids": [5]}
+        result = client.call(name, **arguments)
+        assert "Yak-Secret-55k" not in text_of(result) + str(result.structured_content), name
     message = client.error("memory_save", text="the vault password=Aardvark-Gate-99q")
     assert "rule password_assignment" in message and "nothing was stored" in message
     assert "Aardvark-Gate-99q" not in message and "--allow-secret" not in message

@@ -44,6 +44,7 @@ def record(memory: Memory) -> dict[str, Any]:
     """The memory's export record (``--json`` field names), its text fields masked."""
     data = memory.to_dict()
     data["content"] = mask(memory.content)
+    data["category"] = mask(memory.category)
     data["key"] = mask(memory.key) if memory.key else memory.key
     data["tags"] = [mask(tag) for tag in memory.tags]
     data["meta"] = _masked_value(dict(memory.meta))
@@ -55,6 +56,7 @@ def version(entry: HistoryEntry) -> dict[str, Any]:
     data = entry.to_dict()
     data.pop("memory_id")
     data["content"] = mask(entry.content)
+    data["category"] = mask(entry.category)
     data["key"] = mask(entry.key) if entry.key else entry.key
     data["tags"] = [mask(tag) for tag in entry.tags]
     data["meta"] = _masked_value(dict(entry.meta))
@@ -87,7 +89,7 @@ def hit(memory: Memory, query: str | None) -> dict[str, Any]:
     return {
         "id": memory.id,
         "key": mask(memory.key) if memory.key else memory.key,
-        "category": memory.category,
+        "category": mask(memory.category),
         "tags": [mask(tag) for tag in memory.tags],
         "content": text,
         "content_truncated": cut,
