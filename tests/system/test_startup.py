@@ -62,6 +62,17 @@ _NEVER = {
     "zeromem_cli.cli.config",
     "zeromem_cli.cli.info",
     "zeromem_cli.cli.completions",
+    # `zeromem mcp` alone loads the MCP SDK and what it brings (~0.8 s of imports).
+    "zeromem_cli.mcp",
+    "zeromem_cli.cli.mcp",
+    "mcp",
+    "mcp_types",
+    "pydantic",
+    "starlette",
+    "uvicorn",
+    "anyio",
+    "httpx2",
+    "jsonschema",
 }
 _NOT_FOR = {
     "search": {
@@ -123,6 +134,13 @@ def test_hot_commands_load_only_what_they_use(
     assert not unexpected, f"`zeromem {args[0]}` imported {sorted(unexpected)}"
     if args[0] in ("search", "pack"):  # reading Chinese text compiles the CJK class once only
         assert "word-pattern-compiled" not in loaded
+
+
+def test_mcp_help_and_bad_options_do_not_load_the_sdk(tmp_path: Path) -> None:
+    for args in (["mcp", "--help"], ["mcp", "--http", "0.0.0.0:1"]):
+        loaded = _loaded(args, tmp_path / "home")
+        assert "zeromem_cli.cli.mcp" in loaded  # the probe ran the command
+        assert not {"mcp", "pydantic", "zeromem_cli.mcp.server"} & loaded, args
 
 
 def test_cli_import_alone_loads_no_command_and_no_core(tmp_path: Path) -> None:

@@ -57,7 +57,9 @@ def _date(memory: Memory) -> str:
     return (memory.updated_at or memory.created_at)[:10]
 
 
-def _xml_escape(text: str, *, attribute: bool = False) -> str:
+def xml_escape(text: str, *, attribute: bool = False) -> str:
+    """Text (or, with ``attribute``, a double-quoted attribute value) that cannot open or close
+    an XML element: the escaping that keeps a memory inside its ``<memory>`` envelope."""
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     if attribute:
         text = text.replace('"', "&quot;").replace("\n", "&#10;").replace("\t", "&#9;")
@@ -152,11 +154,11 @@ class Formatter:
             return _dumps(_json_record(memory, content, self.mask_labels)) + (
                 "\n" if last else ",\n"
             )
-        attributes = f'id="{memory.id}" category="{_xml_escape(memory.category, attribute=True)}"'
+        attributes = f'id="{memory.id}" category="{xml_escape(memory.category, attribute=True)}"'
         if memory.pinned:
             attributes += ' pinned="true"'
         attributes += f' date="{_date(memory)}"'
-        return f"<memory {attributes}>{_xml_escape(content)}</memory>\n"
+        return f"<memory {attributes}>{xml_escape(content)}</memory>\n"
 
     def render(self, memories: Sequence[Memory]) -> str:
         """The full snippet. Nothing at all for text and markdown when there are no memories."""
@@ -174,7 +176,7 @@ def _dumps(value: Any) -> str:
 
 
 def _xml_header(header: str) -> str:
-    return _xml_escape(" ".join(header.split())) + "\n"
+    return xml_escape(" ".join(header.split())) + "\n"
 
 
 __all__ = [
@@ -185,4 +187,5 @@ __all__ = [
     "cached_content",
     "masked_content",
     "plain_content",
+    "xml_escape",
 ]

@@ -1,0 +1,249 @@
+"""``zeromem mcp`` through a real client: ``python -m benchmarks.mcp_latency``.
+
+Tables printed:
+
+1. Tool-call round trip, p50 / p95 over ``--queries`` calls (default 200 for memory_search, half
+   that for memory_context), measured around the SDK's ``ClientSession.call_tool`` over stdio
+   to a ``python -m zeromem_cli mcp`` process, on the synthetic stores of 10k and 100k
+   memories, and the server process's CPU time per call (from /proc: the steadier figure on
+   a shared machine); beside it the same search / pack in process through the library (the
+   plain baseline: what the MCP face adds is the difference). Target: p50 < 15 ms at 100k.
+2. Server start-up to the first answer: spawn to the ``initialize`` result and to the first
+   ``memory_search`` result, median of ``--runs`` (default 5), beside the floor of importing
+   the MCP SDK alone (``python -c "import mcp.server.mcpserver"``) and ``import sqlite3``.
+
+Stores come from ``benchmarks.synthetic`` (cached under benchmarks/.cache/), copied first: the
+server writes access counts and its operations log. ``--quick``: the 10k tier only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks import synthetic
+from benchmarks.speed import fmt_ms, fresh_copy, machine, percentile, tier_label
+from zeromem_cli import MemoryStore
+
+TIERS = (10_000, 100_000)
+P50_TARGET_MS = 15.0
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _server(db: Path, home: Path) -> Any:
+    from mcp import StdioServerParameters
+
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "zeromem_cli", "mcp", "--db", str(db)],
+        env={"ZEROMEM_HOME": str(home)},
+        cwd=str(REPO),
+    )
+
+
+def _server_cpu() -> float | None:
+    """CPU seconds used so far by this process's ``zeromem_cli mcp`` children (Linux /proc),
+    the steadier figure on a shared machine; None where /proc cannot tell."""
+    total, found = 0.0, False
+    try:
+        tasks = Path(f"/proc/{os.getpid()}/task").iterdir()
+        children = {c for t in tasks for c in (t / "children").read_text().split()}
+        for pid in children:
+            if "zeromem_cli" not in Path(f"/proc/{pid}/cmdline").read_text():
+                continue
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            found = True
+    except (OSError, ValueError, IndexError):
+        return None
+    return total if found else None
+
+
+async def _round_trips(db: Path, home: Path, queries: Sequence[str]) -> dict[str, Any]:
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    timings: dict[str, Any] = {"memory_search": [], "memory_context": [], "cpu": {}}
+    with (home / "server-stderr.log").open("w") as errlog:
+        async with stdio_client(_server(db, home), errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                for query in queries[:10]:  # warm the page cache and the code paths
+                    await session.call_tool("memory_search", {"query": query})
+                    await session.call_tool("memory_context", {"query": query})
+                for tool, share in (("memory_search", 1), ("memory_context", 2)):
+                    before = _server_cpu()
+                    for query in queries[::share]:
+                        started = time.perf_counter()
+                        result = await session.call_tool(tool, {"query": query})
+                        timings[tool].append(time.perf_counter() - started)
+                        if result.is_error:
+                            raise RuntimeError(f"{tool} failed: {result.content}")
+                    after = _server_cpu()
+                    if before is not None and after is not None:
+                        timings["cpu"][tool] = (after - before) / len(timings[tool])
+    return timings
+
+
+def _in_process(db: Path, queries: Sequence[str]) -> dict[str, Any]:
+    """The same reads through the library: the baseline the MCP face is compared with."""
+    timings: dict[str, Any] = {"memory_search": [], "memory_context": [], "cpu": {}}
+    with MemoryStore(db) as store:
+        for query in queries[:10]:
+            store.search(query)
+            store.pack(query, budget=2000, format="xml", touch=False)
+        reads = (
+            ("memory_search", queries, lambda q: store.search(q)),
+            ("memory_context", queries[::2], lambda q: store.pack(q, budget=2000, format="xml")),
+        )
+        for tool, chosen, read in reads:
+            cpu = time.process_time()
+            for query in chosen:
+                started = time.perf_counter()
+                read(query)
+                timings[tool].append(time.perf_counter() - started)
+            timings["cpu"][tool] = (time.process_time() - cpu) / len(chosen)
+    return timings
+
+
+def latency(count: int, queries: int, workdir: Path) -> dict[str, Any]:
+    import anyio
+
+    db = fresh_copy(synthetic.cached_database(count), workdir)
+    words = synthetic.queries(queries, seed=7)
+    home = workdir / f"home-{count}"
+    home.mkdir(exist_ok=True)
+    through = anyio.run(_round_trips, db, home, words)
+    plain = _in_process(db, words)
+    return {"count": count, "mcp": through, "library": plain}
+
+
+async def _first_answers(db: Path, home: Path) -> tuple[float, float]:
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    started = time.perf_counter()
+    with (home / "server-stderr.log").open("a") as errlog:
+        async with stdio_client(_server(db, home), errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                initialized = time.perf_counter() - started
+                await session.call_tool("memory_search", {"query": "weekly report"})
+                answered = time.perf_counter() - started
+    return initialized, answered
+
+
+def _wall(command: list[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+def start_up(count: int, runs: int, workdir: Path) -> dict[str, float]:
+    import anyio
+
+    db = fresh_copy(synthetic.cached_database(count), workdir)
+    home = workdir / "home-start"
+    home.mkdir(exist_ok=True)
+    initialize, first = [], []
+    sdk, sqlite = [], []
+    for _ in range(runs):
+        a, b = anyio.run(_first_answers, db, home)
+        initialize.append(a)
+        first.append(b)
+        sdk.append(_wall([sys.executable, "-c", "import mcp.server.mcpserver"]))
+        sqlite.append(_wall([sys.executable, "-c", "import sqlite3"]))
+    return {
+        "initialize": statistics.median(initialize),
+        "first_search": statistics.median(first),
+        "sdk_import": statistics.median(sdk),
+        "sqlite_import": statistics.median(sqlite),
+    }
+
+
+def print_latency(rows: list[dict[str, Any]]) -> None:
+    print("Tool-call round trip through the MCP client (stdio), ms")
+    print()
+    print(
+        "| tool | memories | calls | p50 | p95 | server CPU per call "
+        "| library in process p50 / p95, CPU | target |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        for tool, library in (("memory_search", "search"), ("memory_context", "pack")):
+            values, plain = row["mcp"][tool], row["library"][tool]
+            target = f"p50 < {P50_TARGET_MS:.0f}" if row["count"] == 100_000 else ""
+            cpu = row["mcp"]["cpu"].get(tool)
+            print(
+                f"| {tool} | {tier_label(row['count'])} | {len(values)} "
+                f"| {fmt_ms(percentile(values, 0.5))} | {fmt_ms(percentile(values, 0.95))} "
+                f"| {fmt_ms(cpu) if cpu is not None else 'n/a'} "
+                f"| {library} {fmt_ms(percentile(plain, 0.5))} / "
+                f"{fmt_ms(percentile(plain, 0.95))}, {fmt_ms(row['library']['cpu'][tool])} "
+                f"| {target} |"
+            )
+
+
+def print_start_up(figures: dict[str, float], count: int, runs: int) -> None:
+    print(f"Server start-up to the first answer ({tier_label(count)} store), median of {runs}")
+    print()
+    print("| step | wall ms | reference |")
+    print("|---|---|---|")
+    print(f"| spawn -> initialize result | {fmt_ms(figures['initialize'])} | |")
+    print(f"| spawn -> first memory_search result | {fmt_ms(figures['first_search'])} | |")
+    print(
+        f"| floor: python -c 'import mcp.server.mcpserver' | {fmt_ms(figures['sdk_import'])} "
+        "| the SDK alone |"
+    )
+    print(f"| floor: python -c 'import sqlite3' | {fmt_ms(figures['sqlite_import'])} | |")
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.mcp_latency",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--quick", action="store_true", help="The 10k tier only.")
+    parser.add_argument("--tiers", default=None, help="Comma-separated sizes (10000,100000).")
+    parser.add_argument("--queries", type=int, default=200, help="memory_search calls (200).")
+    parser.add_argument("--runs", type=int, default=5, help="Start-up runs (5).")
+    args = parser.parse_args(argv)
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        print("benchmarks.mcp_latency needs the MCP SDK: pip install 'zeromem[mcp]'")
+        return {}
+    tiers = (
+        [int(t) for t in args.tiers.split(",")]
+        if args.tiers
+        else [TIERS[0]]
+        if args.quick
+        else list(TIERS)
+    )
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="zeromem-mcp-bench-") as tmp:
+        os.environ.pop("ZEROMEM_DB", None)
+        print(f"Machine: {machine()}")
+        for count in tiers:
+            synthetic.cached_database(count)
+        results["latency"] = [latency(count, args.queries, Path(tmp)) for count in tiers]
+        print_latency(results["latency"])
+        print()
+        results["start_up"] = start_up(tiers[-1], args.runs, Path(tmp))
+        print_start_up(results["start_up"], tiers[-1], args.runs)
+    sys.stdout.flush()
+    return results
+
+
+if __name__ == "__main__":
+    main()
+    raise SystemExit(0)

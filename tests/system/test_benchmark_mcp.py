@@ -1,0 +1,25 @@
+"""The MCP latency benchmark runs end to end on a tiny store, so its code cannot rot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from benchmarks import mcp_latency, synthetic  # noqa: E402
+
+
+def test_mcp_benchmark_prints_both_tables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(synthetic, "CACHE", tmp_path / "cache")
+    results = mcp_latency.main(["--tiers", "300", "--queries", "12", "--runs", "1"])
+    out = capsys.readouterr().out
+    assert "Tool-call round trip through the MCP client" in out
+    assert "Server start-up to the first answer" in out
+    (row,) = results["latency"]
+    assert len(row["mcp"]["memory_search"]) == 12 and len(row["mcp"]["memory_context"]) == 6
+    assert all(t > 0 for t in row["library"]["memory_search"])
+    assert results["start_up"]["first_search"] >= results["start_up"]["initialize"] > 0
