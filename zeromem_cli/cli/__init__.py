@@ -47,6 +47,8 @@ COMMAND_ORDER = (
     "stats",
     "config",
     "path",
+    "setup",
+    "hook",
     "completions",
 )
 
@@ -70,6 +72,8 @@ COMMAND_MODULES = {
     "stats": "info",
     "path": "info",
     "config": "config",
+    "setup": "setup",
+    "hook": "hook",
     "completions": "completions",
 }
 

@@ -60,7 +60,8 @@ def ingest(
         str,
         typer.Option(
             "--format",
-            help="Input format: auto, jsonl, json, llm (llm logs --json), text, kv.",
+            help="Input format: auto, jsonl, json, llm (llm logs --json), text, kv, or a "
+            "transcript: claude-code, codex, gemini.",
         ),
     ] = "auto",
     kv: Annotated[

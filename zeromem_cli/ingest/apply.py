@@ -184,8 +184,10 @@ def apply_candidates(
     tags: Iterable[str] | None = None,
     category: str | None = None,
     ttl: str | None = None,
+    source: str = "ingest",
 ) -> list[IngestItem]:
-    """Write (or plan) every candidate in order; ``category``/``ttl`` override the rules'."""
+    """Write (or plan) every candidate in order; ``category``/``ttl`` override the rules';
+    ``source`` is recorded in each memory's meta (a harness hook names its harness)."""
     planner = _Planner(store) if dry_run else None
     forgotten: set[int] = set()
     items: list[IngestItem] = []
@@ -224,7 +226,7 @@ def apply_candidates(
                 importance=candidate.importance,
                 ttl=candidate.ttl,
                 tags=tag_list or None,
-                meta={"source": "ingest", "rule": candidate.rule, "role": candidate.role},
+                meta={"source": source, "rule": candidate.rule, "role": candidate.role},
             )
         except InvalidInputError as exc:
             items.append(IngestItem("error", candidate, reason=str(exc)))

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -469,16 +469,19 @@ def pack(
     content_of: ContentOf | None = None,
     inherit: bool = False,
     pinned_share: float = SETTINGS["pack.pinned_share"].default,
+    exclude: Iterable[int] = (),
 ) -> PackResult:
     """Pack the best memories of ``store`` for ``query`` into ``budget`` tokens.
 
     ``query`` None or blank: pinned, important and recent memories. ``inherit`` also draws on
     the scopes enclosing the store's (``enclosing_scopes``): a session's pack then holds its
     user's long-term memories too. Pinned memories go first up to ``pinned_share`` of the
-    budget (0-1; past it they compete by score). ``touch`` records an access
-    of every packed memory. Likely secrets in the packed text are masked (``[secret: rule]``,
-    counted in the budget as printed) unless ``reveal``; ``content_of`` overrides how a
-    memory's text is shown. Raises InvalidInputError for a bad budget, format or tokenizer.
+    budget (0-1; past it they compete by score). ``exclude``: ids never packed (a harness hook
+    passes what its session was already given, so nothing is repeated). ``touch`` records an
+    access of every packed memory. Likely secrets in the packed text are masked
+    (``[secret: rule]``, counted in the budget as printed) unless ``reveal``; ``content_of``
+    overrides how a memory's text is shown. Raises InvalidInputError for a bad budget, format
+    or tokenizer.
     """
     budget = _check_budget(budget)
     pinned_share = _check_share(pinned_share)
@@ -522,6 +525,8 @@ def pack(
         )
         for memory in extra:
             memories.setdefault(memory.id, memory)
+    for memory_id in exclude:
+        memories.pop(memory_id, None)  # relevance keeps its scale: the best hit still counts
     candidates = score_candidates(list(memories.values()), relevance, weights, store.now(), lent)
     chosen, text, tokens = fill(candidates, formatter, counter, budget, pinned_share)
     included = [c.memory for c in chosen]
