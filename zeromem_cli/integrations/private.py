@@ -2,7 +2,7 @@
 
 A span the user marks ``<private>`` is removed before any rule sees the text (an unclosed tag
 hides the rest of the message: failing closed). The block a hook injected
-(``<zeromem-memories>...</zeromem-memories>``) is removed too: a harness that records it as part
+(``<zeromem-memory>...</zeromem-memory>``) is removed too: a harness that records it as part
 of the user's turn (Gemini CLI appends it to the prompt) must not have it stored again.
 """
 
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 
-INJECTION_OPEN = "<zeromem-memories>"
-INJECTION_CLOSE = "</zeromem-memories>"
+INJECTION_OPEN = "<zeromem-memory>"
+INJECTION_CLOSE = "</zeromem-memory>"
 
 _SPANS = re.compile(
-    r"<private>.*?(?:</private>|\Z)|<zeromem-memories>.*?(?:</zeromem-memories>|\Z)",
+    r"<private>.*?(?:</private>|\Z)|<zeromem-memory>.*?(?:</zeromem-memory>|\Z)",
     re.IGNORECASE | re.DOTALL,
 )
 

@@ -5,9 +5,13 @@ important and recent memories. Each prompt: ``pack`` for the prompt's text. Both
 this harness session was already given (``exclude``) and never record an access: a hook runs
 on every prompt and stays a read, so it never waits on another process's write lock.
 
-The block is delimited (``<zeromem-memories>``) so a transcript reader can drop it if a
+The block is delimited (``<zeromem-memory>``) so a transcript reader can drop it if a
 harness records it as part of the user's turn, and the budget counts every character of it,
 tags included. It also stays under the harness's whole-delivery size (``MAX_CONTEXT_CHARS``).
+
+Hooks count with the ``approx`` tokenizer whatever ``pack.tokenizer`` says: loading an exact
+vocabulary (about a second) takes longer than a hook may run. ``approx`` is the conservative
+counter (README, Packing); the budget is exact in its tokens.
 """
 
 from __future__ import annotations
@@ -30,8 +34,8 @@ if TYPE_CHECKING:
 HOOK_POOL = 100
 
 TITLES = {
-    "session-start": "Memories from earlier sessions (what the user stated; may be outdated):",
-    "user-prompt": "Memories that may bear on this prompt (from earlier sessions):",
+    "session-start": "What the user told earlier sessions (may be outdated):",
+    "user-prompt": "From earlier sessions, may bear on this prompt:",
 }
 
 
@@ -39,7 +43,7 @@ def _content(memory: Memory) -> str:
     from zeromem_cli.pack.format import masked_content
 
     # A stored memory must not close (or open) the block it is printed in.
-    return masked_content(memory).replace("zeromem-memories", "zeromem memories")
+    return masked_content(memory).replace("zeromem-memory", "zeromem memory")
 
 
 def injection(
@@ -48,8 +52,8 @@ def injection(
     query: str | None,
     *,
     budget: int,
-    tokenizer: str,
     exclude: list[int],
+    tokenizer: str = "approx",
 ) -> tuple[str, list[int]]:
     """(text to inject, ids of the memories in it); ("", []) when nothing fits or matches."""
     from zeromem_cli.pack.tokens import get_tokenizer

@@ -182,7 +182,6 @@ def _run(
             event,
             payload.prompt if event == "user-prompt" else None,
             budget=budget,
-            tokenizer=config.get("pack.tokenizer"),
             exclude=state.injected,
         )
     if not ids:
