@@ -57,8 +57,10 @@ def run_hook(
     env: dict[str, str] | None = None,
     timeout: float = 60,
 ) -> subprocess.CompletedProcess[bytes]:
-    data = body if isinstance(body, bytes) else (
-        body.encode() if isinstance(body, str) else json.dumps(body).encode()
+    data = (
+        body
+        if isinstance(body, bytes)
+        else (body.encode() if isinstance(body, str) else json.dumps(body).encode())
     )
     command = [sys.executable, "-m", "zeromem_cli", "hook", harness, event, *args]
     if db is not None:
@@ -100,7 +102,9 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def seeded(db_path: Path) -> Path:
     """A store with a pinned core memory and a few ordinary ones."""
     with MemoryStore(db_path) as store:
-        store.add("Ada's team ships the ledger service every Thursday", category="fact", pinned=True)
+        store.add(
+            "Ada's team ships the ledger service every Thursday", category="fact", pinned=True
+        )
         store.add("Use pytest and PostgreSQL 16 for the ledger tests", category="preference")
         store.add("The staging database is db-2.internal", category="fact", importance=8)
         store.add("Weekly report goes out Fridays 17:00", category="preference")

@@ -55,7 +55,9 @@ def test_a_capture_blocked_by_a_locked_database_stops_at_the_time_limit(
     transcript = copy_transcript("claude-code", tmp_path)
     env = hook_env(ZEROMEM_HOOKS_TIMEOUT_MS="700")
     started = time.monotonic()
-    result = run_hook("claude-code", "stop", payload("claude-code", "stop", transcript), db=locked, env=env)
+    result = run_hook(
+        "claude-code", "stop", payload("claude-code", "stop", transcript), db=locked, env=env
+    )
     elapsed = time.monotonic() - started
     assert "timed out after 700 ms" in failed(result)
     assert 0.7 <= elapsed < 5  # the store's own busy timeout would have waited 30 s
@@ -64,14 +66,25 @@ def test_a_capture_blocked_by_a_locked_database_stops_at_the_time_limit(
 def test_injection_still_reads_a_database_another_process_is_writing(locked: Path) -> None:
     # WAL: readers are not blocked by a writer, and an injecting hook only reads.
     env = hook_env(ZEROMEM_HOOKS_TIMEOUT_MS="3000")
-    result = run_hook("claude-code", "session-start", payload("claude-code", "session-start"), db=locked, env=env)
+    result = run_hook(
+        "claude-code", "session-start", payload("claude-code", "session-start"), db=locked, env=env
+    )
     assert result.returncode == 0 and b"db-2.internal" in result.stdout, result.stderr
 
 
 @pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini"])
 def test_stdin_that_never_ends_times_out(harness: str, seeded: Path) -> None:
     env = hook_env(ZEROMEM_HOOKS_TIMEOUT_MS="400")
-    command = [sys.executable, "-m", "zeromem_cli", "hook", harness, "user-prompt", "--db", str(seeded)]
+    command = [
+        sys.executable,
+        "-m",
+        "zeromem_cli",
+        "hook",
+        harness,
+        "user-prompt",
+        "--db",
+        str(seeded),
+    ]
     started = time.monotonic()
     process = subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
@@ -92,7 +105,9 @@ def test_stdin_that_never_ends_times_out(harness: str, seeded: Path) -> None:
 
 def test_a_missing_database_injects_nothing_and_is_not_created(tmp_path: Path) -> None:
     db = tmp_path / "absent" / "memories.db"
-    result = run_hook("claude-code", "session-start", payload("claude-code", "session-start"), db=db)
+    result = run_hook(
+        "claude-code", "session-start", payload("claude-code", "session-start"), db=db
+    )
     assert "no database at" in failed(result)
     assert not db.exists() and not db.parent.exists()
 
@@ -102,7 +117,10 @@ def test_a_database_that_cannot_be_created_fails_quietly(tmp_path: Path) -> None
     blocker.write_text("a file where the database folder should be")
     transcript = copy_transcript("claude-code", tmp_path)
     result = run_hook(
-        "claude-code", "stop", payload("claude-code", "stop", transcript), db=blocker / "memories.db"
+        "claude-code",
+        "stop",
+        payload("claude-code", "stop", transcript),
+        db=blocker / "memories.db",
     )
     assert "memories.db" in failed(result)
 
@@ -177,7 +195,9 @@ def test_a_misconfigured_hook_command_still_exits_0(args: list[str], message: st
 def test_a_bad_config_file_does_not_break_the_harness(seeded: Path, isolated_home: Path) -> None:
     isolated_home.mkdir(parents=True, exist_ok=True)
     (isolated_home / "config.toml").write_text("[hooks\nprompt_budget = 'lots'\n")
-    result = run_hook("claude-code", "user-prompt", payload("claude-code", "user-prompt"), db=seeded)
+    result = run_hook(
+        "claude-code", "user-prompt", payload("claude-code", "user-prompt"), db=seeded
+    )
     assert "not valid TOML" in failed(result)
     (isolated_home / "config.toml").write_text("[hooks]\nprompt_budget = 'lots'\n")
     result = run_hook("gemini", "user-prompt", payload("gemini", "user-prompt"), db=seeded)

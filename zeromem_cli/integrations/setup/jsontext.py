@@ -9,11 +9,11 @@ change, at the file's own indentation. So a merge shows up in a diff as just wha
 from __future__ import annotations
 
 import json
-from json.decoder import scanstring
 from typing import Any, NamedTuple
 
 _WHITESPACE = " \t\n\r"
 _DECODER = json.JSONDecoder()
+_STRING = json.decoder.scanstring  # type: ignore[attr-defined]  # public, untyped in typeshed
 
 
 class Node(NamedTuple):
@@ -39,7 +39,7 @@ def parse(text: str, at: int = 0) -> Node:
         value: dict[str, Any] = {}
         at = _skip(text, at + 1)
         while text[at] != "}":
-            key, at = scanstring(text, at + 1)
+            key, at = _STRING(text, at + 1)
             at = _skip(text, at)
             child = parse(text, at + 1)  # past the colon
             members[key] = child
@@ -76,7 +76,7 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
 
 
