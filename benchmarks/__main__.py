@@ -16,6 +16,7 @@ BENCHMARKS = {
     "ingest_eval": "rule-based ingest precision / recall",
     "transfer_speed": "export / import throughput on LoCoMo turns",
     "speed": "start-up, latency at 10k/100k/1M, writes, footprint, gc, import time",
+    "hook_latency": "cold `zeromem hook claude-code user-prompt` at 10k/100k beside search",
 }
 
 

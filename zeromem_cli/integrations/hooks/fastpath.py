@@ -52,12 +52,12 @@ def main(argv: list[str]) -> int | None:
     (``--help``)."""
     if HELP & set(argv):
         return None
-    from zeromem_cli.integrations.hooks.runner import Where, run_hook
+    from zeromem_cli.integrations.hooks.runner import Where, run_hook, say
 
     parsed = parse(argv)
     if isinstance(parsed, str):
         label = " ".join(a for a in argv[:2] if not a.startswith("-")) or "?"
-        sys.stderr.write(f"zeromem hook {label}: {parsed}\n")
+        say(label, parsed, sys.stderr)
         return 0
     (harness, event), options = parsed
     where = Where(options["--db"], options["--user"], options["--agent"], options["--session"])

@@ -48,7 +48,7 @@ def hooks_off(env: Mapping[str, str]) -> bool:
     return env.get("ZEROMEM_HOOKS", "").strip().lower() in OFF_VALUES
 
 
-def _say(label: str, message: str, stderr: IO[str]) -> None:
+def say(label: str, message: str, stderr: IO[str]) -> None:
     from zeromem_cli.text.secrets import mask_secrets
 
     line = " ".join(mask_secrets(message, "[secret: {rule}]").split())[:500]
@@ -80,10 +80,10 @@ def run_hook(
     label = f"{harness_name} {event}"
     harness = HARNESSES.get(harness_name)
     if harness is None:
-        _say(label, f"unknown harness {harness_name!r} (use {', '.join(HARNESSES)})", stderr)
+        say(label, f"unknown harness {harness_name!r} (use {', '.join(HARNESSES)})", stderr)
         return 0
     if event not in EVENTS:
-        _say(label, f"unknown event {event!r} (use {', '.join(EVENTS)})", stderr)
+        say(label, f"unknown event {event!r} (use {', '.join(EVENTS)})", stderr)
         _write(stdout, harness.nothing)
         return 0
     if hooks_off(env):
@@ -96,7 +96,7 @@ def run_hook(
         enabled = config.get("hooks.enabled") and config.get("hooks." + event.replace("-", "_"))
         timeout = config.get("hooks.timeout_ms") / 1000
     except Exception as exc:  # a bad config file must not break the harness either
-        _say(label, str(exc), stderr)
+        say(label, str(exc), stderr)
         _write(stdout, harness.nothing)
         return 0
     if not enabled:
@@ -110,14 +110,14 @@ def run_hook(
         text, after = _run(harness, event, where, config, stdin)
     except Exception as exc:
         text = harness.nothing
-        _say(label, _describe(exc), stderr)
+        say(label, _describe(exc), stderr)
     with watchdog.answer_lock:
         _write(stdout, text)
         if after is not None:
             try:
                 after()
             except Exception as exc:  # the answer is out; a lost state file costs a repeat
-                _say(label, _describe(exc), stderr)
+                say(label, _describe(exc), stderr)
         watchdog.cancel()
     return 0
 
