@@ -84,3 +84,12 @@ def test_json_output_names_the_transcript_format(cli: Run, tmp_path: Path) -> No
     assert (
         report["format"] == "gemini" and report["messages"] == 3 and report["mined"] == 2
     )  # the CLI's info note is none
+
+
+def test_a_last_line_still_being_written_is_skipped(cli: Run, tmp_path: Path) -> None:
+    path = tmp_path / "live.jsonl"
+    done = {"type": "user", "message": {"role": "user", "content": "I prefer oat milk."}}
+    path.write_text(json.dumps(done) + '\n{"type": "user", "message": {"role": "us')
+    result = cli("ingest", "--format", "claude-code", str(path))
+    assert result.exit_code == 0, result.stderr
+    assert [m["content"] for m in as_json(cli("list", "--json"))] == ["I prefer oat milk"]

@@ -11,8 +11,6 @@ from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import settings
 from zeromem_cli.errors import InvalidInputError
 
-HARNESS_NAMES = ("claude-code", "codex", "gemini")
-
 
 def _project_root(start: Path) -> Path:
     """The nearest folder holding ``.git`` (a repository or a worktree), else ``start``."""
@@ -77,12 +75,13 @@ def setup(
 ) -> None:
     """Set up zeromem in an agent harness: hooks that inject memories at session start and
     per prompt and ingest the transcript by rules, plus the `zeromem mcp` server entry."""
+    from zeromem_cli.integrations.harnesses import HARNESSES
     from zeromem_cli.integrations.setup.entries import Scope, program
     from zeromem_cli.integrations.setup.plan import apply, unified_diff
     from zeromem_cli.integrations.setup.planner import NOTHING, Wanted, plan
 
-    if harness not in HARNESS_NAMES:
-        raise InvalidInputError(f"unknown harness {harness!r} (use {', '.join(HARNESS_NAMES)})")
+    if harness not in HARNESSES:
+        raise InvalidInputError(f"unknown harness {harness!r} (use {', '.join(HARNESSES)})")
     if project and user_level:
         raise InvalidInputError("give --project or --user, not both")
     if no_hooks and no_mcp and not uninstall:

@@ -20,7 +20,6 @@ class Harness(NamedTuple):
     """One agent harness: its name on zeromem's command line and its own event names."""
 
     name: str  # claude-code, codex, gemini
-    title: str  # for messages
     events: dict[str, str]  # zeromem event -> the harness's event name
     nothing: str  # stdout when nothing is injected ("" or "{}": Gemini wants JSON only)
     transcript: str  # the transcript reader (zeromem_cli.integrations.transcripts)
@@ -38,11 +37,10 @@ _CLAUDE_STYLE = {
 }
 
 HARNESSES: dict[str, Harness] = {
-    "claude-code": Harness("claude-code", "Claude Code", _CLAUDE_STYLE, "", "claude-code"),
-    "codex": Harness("codex", "Codex CLI", _CLAUDE_STYLE, "", "codex"),
+    "claude-code": Harness("claude-code", _CLAUDE_STYLE, "", "claude-code"),
+    "codex": Harness("codex", _CLAUDE_STYLE, "", "codex"),
     "gemini": Harness(
         "gemini",
-        "Gemini CLI",
         {
             "session-start": "SessionStart",
             "user-prompt": "BeforeAgent",
@@ -58,7 +56,3 @@ HARNESSES: dict[str, Harness] = {
 # Context a harness takes whole: Claude Code writes a longer hook output to a file and passes
 # only a preview (its hooks reference: 10,000 characters), Codex spills past ~2,500 tokens.
 MAX_CONTEXT_CHARS = 9_000
-
-
-def harness(name: str) -> Harness | None:
-    return HARNESSES.get(name)
