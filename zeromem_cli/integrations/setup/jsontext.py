@@ -37,6 +37,7 @@ def parse(text: str, at: int = 0) -> Node:
     if char == "{":
         members: dict[Any, Node] = {}
         value: dict[str, Any] = {}
+        begin = at
         at = _skip(text, at + 1)
         while text[at] != "}":
             key, at = _STRING(text, at + 1)
@@ -47,7 +48,7 @@ def parse(text: str, at: int = 0) -> Node:
             at = _skip(text, child.end)
             if text[at] == ",":
                 at = _skip(text, at + 1)
-        return Node(value, _start(text, members, at), at + 1, members)
+        return Node(value, begin, at + 1, members)
     if char == "[":
         items: list[Node] = []
         begin = at
@@ -61,12 +62,6 @@ def parse(text: str, at: int = 0) -> Node:
         return Node([c.value for c in items], begin, at + 1, items)
     scalar, end = _DECODER.raw_decode(text, at)
     return Node(scalar, at, end, None)
-
-
-def _start(text: str, members: dict[Any, Node], close: int) -> int:
-    """Where an object began: the ``{`` before its first member (or before ``close``)."""
-    first = min((m.start for m in members.values()), default=close)
-    return text.rindex("{", 0, first)
 
 
 def _same(a: Any, b: Any) -> bool:
