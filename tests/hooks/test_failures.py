@@ -212,3 +212,22 @@ def test_a_secret_in_an_error_is_never_echoed(tmp_path: Path) -> None:
     )
     line = failed(result)
     assert secret not in line and "[secret:" in line
+
+
+def test_an_interrupted_hook_exits_0_without_a_traceback(seeded: Path) -> None:
+    import signal
+
+    command = [sys.executable, "-m", "zeromem_cli", "hook", "claude-code", "user-prompt"]
+    env = hook_env(ZEROMEM_HOOKS_TIMEOUT_MS="20000")
+    process = subprocess.Popen(
+        [*command, "--db", str(seeded)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    time.sleep(1.5)  # started and waiting for its input
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=10)
+    result = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+    assert "interrupted" in failed(result)

@@ -61,4 +61,7 @@ def main(argv: list[str]) -> int | None:
         return 0
     (harness, event), options = parsed
     where = Where(options["--db"], options["--user"], options["--agent"], options["--session"])
-    return run_hook(harness, event, where)
+    try:
+        return run_hook(harness, event, where)
+    except KeyboardInterrupt:  # cancelled before the run could answer it: still no traceback
+        return 0

@@ -111,6 +111,9 @@ def run_hook(
     except Exception as exc:
         text = harness.nothing
         say(label, _describe(exc), stderr)
+    except KeyboardInterrupt:  # the harness cancelled the hook: no traceback, no answer
+        text = harness.nothing
+        say(label, "interrupted", stderr)
     with watchdog.answer_lock:
         _write(stdout, text)
         if after is not None:
