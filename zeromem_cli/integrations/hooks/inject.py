@@ -29,9 +29,11 @@ if TYPE_CHECKING:
     from zeromem_cli.models import Memory
     from zeromem_cli.store import MemoryStore
 
-# Search hits a prompt's pack starts from: a hook budget holds about ten memories, and half
-# the library default pool keeps a cold run fast (python -m benchmarks.hook_latency).
-HOOK_POOL = 100
+# Search hits a prompt's pack starts from. A hook's budget holds about ten memories: a smaller
+# pool than the library's 200 loses no evidence recall at that budget (python -m
+# benchmarks.pack_recall --no-session --budgets 300 --pool 60, against --pool 200) and keeps
+# the cold run fast (python -m benchmarks.hook_latency).
+HOOK_POOL = 60
 
 TITLES = {
     "session-start": "What the user told earlier sessions (may be outdated):",
