@@ -76,6 +76,7 @@ def locomo_recall(
     tokenizer: str,
     max_questions: int = 0,
     session: str | None = "locomo",
+    pool: int | None = None,
 ) -> dict:
     pack_hits = {b: [] for b in budgets}
     recent_hits = {b: [] for b in budgets}
@@ -88,7 +89,10 @@ def locomo_recall(
                 if q.category == 5 or not q.evidence:
                     continue
                 for b in budgets:
-                    result = store.pack(q.question, budget=b, tokenizer=tokenizer, touch=False)
+                    options = {} if pool is None else {"pool": pool}
+                    result = store.pack(
+                        q.question, budget=b, tokenizer=tokenizer, touch=False, **options
+                    )
                     got = {dia[m.id] for m in result.memories}
                     assert result.tokens <= b
                     pack_hits[b].append(len(got & set(q.evidence)) / len(q.evidence))
@@ -183,7 +187,14 @@ def main(argv: list[str] | None = None) -> dict:
         action="store_true",
         help="store the turns outside a session (no conversation context)",
     )
+    parser.add_argument(
+        "--budgets",
+        default=",".join(map(str, BUDGETS)),
+        help="comma-separated budgets (the hooks' default prompt budget is 300)",
+    )
+    parser.add_argument("--pool", type=int, default=None, help="search hits pack starts from")
     args = parser.parse_args(argv)
+    budgets = tuple(int(b) for b in args.budgets.split(","))
     out: dict = {}
     convs = load_locomo()
     if convs is None:
@@ -191,18 +202,24 @@ def main(argv: list[str] | None = None) -> dict:
     else:
         convs = convs[:1] if args.quick else convs
         session = None if args.no_session else "locomo"
-        recall = locomo_recall(convs, BUDGETS, args.tokenizer, 40 if args.quick else 0, session)
+        recall = locomo_recall(
+            convs, budgets, args.tokenizer, 40 if args.quick else 0, session, args.pool
+        )
         out["recall"] = recall
         print(
             f"LoCoMo evidence recall, categories 1-4, {recall['questions']} questions, "
             f"tokenizer {args.tokenizer}, "
             + ("no session" if args.no_session else "one session per conversation")
+            + (f", pool {args.pool}" if args.pool else "")
         )
         print("budget   pack   recency   | reference: bm25  recency")
-        for i, b in enumerate(BUDGETS):
+        for i, b in enumerate(budgets):
+            known = b in BUDGETS
+            bm25 = f"{REFERENCE['bm25'][BUDGETS.index(b)]:.3f}" if known else "  -  "
+            recent = f"{REFERENCE['recency'][BUDGETS.index(b)]:.3f}" if known else "  -  "
             print(
                 f"{b:>6}  {recall['pack'][i]:.3f}    {recall['recency'][i]:.3f}   |"
-                f"            {REFERENCE['bm25'][i]:.3f}    {REFERENCE['recency'][i]:.3f}"
+                f"            {bm25}    {recent}"
             )
     count = 300 if args.quick else 100_000
     with tempfile.TemporaryDirectory() as folder:

@@ -219,6 +219,19 @@ _SETTINGS = [
         "gc.archive_max_importance", int, 3, "Archive only at or below this importance.", 0, 10
     ),
     Setting("log.enabled", bool, True, "Keep the small operations log used by `stats`."),
+    # Agent-harness hooks (zeromem_cli/integrations): ZEROMEM_HOOKS=off also turns them all off.
+    Setting("hooks.enabled", bool, True, "Run the agent-harness hooks at all."),
+    Setting("hooks.session_start", bool, True, "Inject memories when a harness session starts."),
+    Setting("hooks.user_prompt", bool, True, "Inject memories for each prompt."),
+    Setting("hooks.pre_compact", bool, True, "Ingest the transcript before compaction."),
+    Setting("hooks.stop", bool, True, "Ingest the transcript when a turn ends."),
+    Setting("hooks.session_end", bool, True, "Ingest the transcript when a session ends."),
+    Setting("hooks.session_start_budget", int, 600, "Tokens injected at start (0: none).", 0, 2000),
+    Setting("hooks.prompt_budget", int, 300, "Tokens injected per prompt (0: none).", 0, 2000),
+    Setting(
+        "hooks.timeout_ms", int, 1500, "Hard limit of one hook run; past it, nothing.", 50, 60_000
+    ),
+    Setting("hooks.state_days", int, 30, "Days a harness session's hook state is kept.", 1, 3650),
 ]
 SETTINGS: dict[str, Setting] = {s.key: s for s in _SETTINGS}
 

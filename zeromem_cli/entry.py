@@ -15,15 +15,29 @@ changing what runs:
 
 Together ~8% of the instructions of a cold ``zeromem search`` (~30 M of ~400 M). Library users
 are unaffected: ``zeromem_cli.cli.main`` itself changes no collector setting.
+
+``zeromem hook ...`` (an agent harness's hook, run on every prompt) skips the CLI altogether:
+``integrations.hooks.fastpath`` parses its fixed command line itself.
 """
 
 from __future__ import annotations
 
 import gc
+import sys
 
 
 def main() -> None:
     """Console-script entry point."""
+    if sys.argv[1:2] == ["hook"]:
+        # An agent harness runs this on every prompt: no Typer, no collector (the run is
+        # short and bounded by its own time limit); see integrations/hooks/fastpath.py.
+        gc.disable()
+        from zeromem_cli.integrations.hooks.fastpath import main as hook
+
+        code = hook(sys.argv[2:])
+        if code is not None:
+            sys.exit(code)
+        gc.enable()
     was_enabled = gc.isenabled()
     gc.disable()
     try:

@@ -214,6 +214,7 @@ class MemoryStore:
         content_of: ContentOf | None = None,
         inherit: bool = False,
         pinned_share: float = SETTINGS["pack.pinned_share"].default,
+        exclude: Iterable[int] = (),
     ) -> PackResult:
         """The most relevant memories that fit a token budget, formatted for an LLM prompt.
 
@@ -242,6 +243,7 @@ class MemoryStore:
                 content_of=content_of,
                 inherit=inherit,
                 pinned_share=pinned_share,
+                exclude=exclude,
             ),
         )
         if touch and result.memories:

@@ -9,6 +9,7 @@ tests/core/test_text_fast_paths.py.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -141,6 +142,55 @@ def test_mcp_help_and_bad_options_do_not_load_the_sdk(tmp_path: Path) -> None:
         loaded = _loaded(args, tmp_path / "home")
         assert "zeromem_cli.cli.mcp" in loaded  # the probe ran the command
         assert not {"mcp", "pydantic", "zeromem_cli.mcp.server"} & loaded, args
+# A hook runs through the console script's fast path (entry.py): no Typer at all, and each
+# event only what it uses. The probe writes the module names to a file: stdout is the answer.
+_HOOK_PROBE = (
+    "import sys\n"
+    "out = sys.argv.pop(1)\n"
+    "sys.argv = ['zeromem', *sys.argv[1:]]\n"
+    "from zeromem_cli.entry import main\n"
+    "try:\n    main()\nexcept SystemExit:\n    pass\n"
+    "open(out, 'w').write('\\n'.join(sorted(sys.modules)))\n"
+)
+_HOOK_NEVER = (_NEVER - {"zeromem_cli.ingest"}) | {  # a capture ingests; see _HOOK_NOT_FOR
+    "typer",
+    "click",
+    "zeromem_cli.cli",
+    "zeromem_cli.integrations.setup",
+    "tomlkit",
+}
+_HOOK_NOT_FOR = {
+    "user-prompt": {"zeromem_cli.ingest", "zeromem_cli.integrations.transcripts", "hashlib"},
+    "session-start": {"zeromem_cli.ingest", "zeromem_cli.integrations.transcripts", "hashlib"},
+    "stop": {"zeromem_cli.pack.select", "zeromem_cli.pack.tokens"},
+}
+
+
+@pytest.mark.parametrize("event", sorted(_HOOK_NOT_FOR))
+def test_hooks_load_no_cli_and_only_what_their_event_uses(
+    event: str, hot_db: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text('{"type": "user", "message": {"content": "I prefer tea."}}\n')
+    fields = {"session_id": "s", "prompt": "weekly report", "transcript_path": str(transcript)}
+    payload = json.dumps(fields)
+    listing = tmp_path / "modules.txt"
+    env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
+    command = [sys.executable, "-c", _HOOK_PROBE, str(listing), "hook", "claude-code", event]
+    result = subprocess.run(
+        [*command, "--db", str(hot_db)],
+        input=payload,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stderr == ""
+    loaded = set(listing.read_text().split())
+    assert "zeromem_cli.integrations.hooks.runner" in loaded  # the probe ran the hook
+    top_level = {name.split(".")[0] for name in loaded}
+    unexpected = {m for m in _HOOK_NEVER | _HOOK_NOT_FOR[event] if m in loaded or m in top_level}
+    assert not unexpected, f"`zeromem hook claude-code {event}` imported {sorted(unexpected)}"
 
 
 def test_cli_import_alone_loads_no_command_and_no_core(tmp_path: Path) -> None:

@@ -48,6 +48,8 @@ COMMAND_ORDER = (
     "stats",
     "config",
     "path",
+    "setup",
+    "hook",
     "completions",
 )
 
@@ -72,6 +74,8 @@ COMMAND_MODULES = {
     "stats": "info",
     "path": "info",
     "config": "config",
+    "setup": "setup",
+    "hook": "hook",
     "completions": "completions",
 }
 

@@ -60,7 +60,8 @@ def ingest(
         str,
         typer.Option(
             "--format",
-            help="Input format: auto, jsonl, json, llm (llm logs --json), text, kv.",
+            help="Input format: auto, jsonl, json, llm (llm logs --json), text, kv, or a "
+            "transcript: claude-code, codex, gemini.",
         ),
     ] = "auto",
     kv: Annotated[
@@ -163,7 +164,10 @@ def ingest(
         )
     for item in report.items:
         if item.action == "error":
-            render.warning(f"skipped {item.candidate.content[:60]!r}: {item.reason}")
+            from zeromem_cli.text.secrets import mask_secrets
+
+            text = mask_secrets(item.candidate.content)[:60]  # masked before it is cut
+            render.warning(f"skipped {text!r}: {item.reason}")
     if as_json:
         print(render.dumps(report.to_dict()))
     elif dry_run:

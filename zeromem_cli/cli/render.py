@@ -56,6 +56,12 @@ def _one_line(text: str) -> str:
     return text.replace("\t", " ").replace("\r", " ").replace("\n", " ⏎ ")
 
 
+def _masked(text: str) -> str:
+    from zeromem_cli.text.secrets import mask_secrets
+
+    return mask_secrets(text)
+
+
 def _short_time(iso: str | None) -> str:
     return (iso or "")[:16].replace("T", " ")
 
@@ -196,7 +202,8 @@ def ingest_items(items: Sequence[Any], *, dry_run: bool) -> None:
                 print("\t".join(cells))
             continue
         ids = ",".join(str(i) for i in item.memory_ids if i)
-        cells = [action, ids, candidate.category, candidate.key or "", _one_line(candidate.content)]
+        content = _one_line(_masked(candidate.content))  # a refused secret is not echoed
+        cells = [action, ids, candidate.category, candidate.key or "", content]
         print("\t".join(cells))
 
 

@@ -20,6 +20,7 @@ from zeromem_cli.ingest.extract import Candidate, make_key
 from zeromem_cli.models import Filters, Memory
 from zeromem_cli.store import MemoryStore
 from zeromem_cli.text.normalize import content_hash
+from zeromem_cli.text.secrets import mask_secrets, refuse_secrets
 from zeromem_cli.text.similarity import features
 
 # Share of a forget request's terms that a memory must contain to be forgotten.
@@ -44,6 +45,7 @@ class IngestItem:
 
     def to_dict(self) -> dict[str, Any]:
         record = self.candidate.to_dict()
+        record["content"] = mask_secrets(record["content"])  # printed: never a secret
         record = {"action": self.action, "kind": record.pop("action"), **record}
         record["ids"] = self.memory_ids
         if self.candidate.action == "forget":
@@ -151,6 +153,10 @@ class _Planner:
         self.forgotten: set[int] = set()
 
     def write(self, candidate: Candidate) -> IngestItem:
+        try:  # the write path would refuse a likely secret: so does the plan
+            refuse_secrets({"content": candidate.content, "key": candidate.key})
+        except InvalidInputError as exc:
+            return IngestItem("error", candidate, reason=str(exc))
         if candidate.key is not None:
             if candidate.key in self.keys:
                 return IngestItem("updated", candidate, [self.keys[candidate.key]])
@@ -184,8 +190,10 @@ def apply_candidates(
     tags: Iterable[str] | None = None,
     category: str | None = None,
     ttl: str | None = None,
+    source: str = "ingest",
 ) -> list[IngestItem]:
-    """Write (or plan) every candidate in order; ``category``/``ttl`` override the rules'."""
+    """Write (or plan) every candidate in order; ``category``/``ttl`` override the rules';
+    ``source`` is recorded in each memory's meta (a harness hook names its harness)."""
     planner = _Planner(store) if dry_run else None
     forgotten: set[int] = set()
     items: list[IngestItem] = []
@@ -224,7 +232,7 @@ def apply_candidates(
                 importance=candidate.importance,
                 ttl=candidate.ttl,
                 tags=tag_list or None,
-                meta={"source": "ingest", "rule": candidate.rule, "role": candidate.role},
+                meta={"source": source, "rule": candidate.rule, "role": candidate.role},
             )
         except InvalidInputError as exc:
             items.append(IngestItem("error", candidate, reason=str(exc)))

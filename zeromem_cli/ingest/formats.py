@@ -10,6 +10,9 @@ Accepted:
 - ``text``: one user message per line; a ``user:`` / ``assistant:`` prefix sets the role.
 - ``kv``: JSON tool results: an object, an array of objects, or JSONL objects, whose scalar
   fields become key/value memories.
+- ``claude-code``, ``codex``, ``gemini``: an agent harness's transcript file, read by
+  ``zeromem_cli.integrations.transcripts`` (only what people and the model wrote; tool calls,
+  tool results and images are not messages; ``<private>`` spans are removed).
 
 ``auto`` tries JSON, then JSONL, then plain text. Content given as a list of parts
 (``[{"type": "text", "text": ...}]``) is joined.
@@ -24,7 +27,9 @@ from typing import Any
 
 from zeromem_cli.errors import InvalidInputError
 
-INPUT_FORMATS = ("auto", "jsonl", "json", "llm", "text", "kv")
+INPUT_FORMATS = ("auto", "jsonl", "json", "llm", "text", "kv", "claude-code", "codex", "gemini")
+# Transcript formats, parsed by the harness integrations (imported only when used).
+TRANSCRIPT_FORMATS = ("claude-code", "codex", "gemini")
 
 _ROLE_ALIASES = {
     "human": "user",
@@ -171,6 +176,10 @@ def parse_input(data: str, fmt: str = "auto") -> ParsedInput:
     if fmt not in INPUT_FORMATS:
         raise InvalidInputError(f"unknown input format {fmt!r} (use {', '.join(INPUT_FORMATS)})")
     data = data.lstrip("\ufeff")
+    if fmt in TRANSCRIPT_FORMATS:
+        from zeromem_cli.integrations.transcripts import parse
+
+        return ParsedInput(fmt, parse(fmt, data))
     if fmt == "text":
         return ParsedInput("text", _parse_text(data))
     if fmt == "kv":

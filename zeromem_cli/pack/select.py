@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -491,6 +491,7 @@ def pack(
     content_of: ContentOf | None = None,
     inherit: bool = False,
     pinned_share: float = SETTINGS["pack.pinned_share"].default,
+    exclude: Iterable[int] = (),
 ) -> PackResult:
     """Pack the best memories of ``scope`` for ``query`` into ``budget`` tokens (a read: the
     caller records the access of what it packed).
@@ -498,7 +499,9 @@ def pack(
     ``query`` None or blank: pinned, important and recent memories. ``inherit`` also draws on
     the scopes enclosing ``scope`` (``enclosing_scopes``): a session's pack then holds its
     user's long-term memories too. Pinned memories go first up to ``pinned_share`` of the
-    budget (0-1; past it they compete by score). Likely secrets in the packed text are masked
+    budget (0-1; past it they compete by score). ``exclude``: ids never packed (a harness hook
+    passes what its session was already given, so nothing is repeated). Likely secrets in the
+    packed text are masked
     (``[secret: rule]``, counted in the budget as printed) unless ``reveal``; ``content_of``
     overrides how a memory's text is shown. Raises InvalidInputError for a bad budget, format
     or tokenizer.
@@ -547,6 +550,8 @@ def pack(
         )
         for memory in extra:
             memories.setdefault(memory.id, memory)
+    for memory_id in exclude:
+        memories.pop(memory_id, None)  # relevance keeps its scale: the best hit still counts
     candidates = score_candidates(list(memories.values()), relevance, weights, now, lent)
     chosen, text, tokens = fill(candidates, formatter, counter, budget, pinned_share)
     return PackResult(

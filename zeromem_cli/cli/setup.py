@@ -1,0 +1,119 @@
+"""The ``setup`` command: zeromem's hooks and MCP server entry written into an agent harness's
+settings, merged with what is there (``zeromem_cli/integrations/setup``)."""
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from zeromem_cli.cli import app, render
+from zeromem_cli.cli.options import settings
+from zeromem_cli.errors import InvalidInputError
+
+
+def _project_root(start: Path) -> Path:
+    """The nearest folder holding ``.git`` (a repository or a worktree), else ``start``."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return start
+
+
+@app.command()
+def setup(
+    harness: Annotated[str, typer.Argument(help="claude-code, codex or gemini.")],
+    project: Annotated[
+        bool, typer.Option("--project", help="Write the project's files (see --dir).")
+    ] = False,
+    user_level: Annotated[
+        bool, typer.Option("--user", help="Write your user files (the default).")
+    ] = False,
+    directory: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--dir",
+            help="Project folder for --project [default: the git repository around the "
+            "current folder, else the current folder].",
+            show_default=False,
+            file_okay=False,
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", "-n", help="Print the changes as a diff; write nothing.")
+    ] = False,
+    uninstall: Annotated[
+        bool, typer.Option("--uninstall", help="Remove exactly what setup added.")
+    ] = False,
+    no_hooks: Annotated[
+        bool,
+        typer.Option(
+            "--no-hooks",
+            help="No hooks: the MCP server and an instruction block (CLAUDE.md, AGENTS.md, "
+            "GEMINI.md) instead.",
+        ),
+    ] = False,
+    no_mcp: Annotated[bool, typer.Option("--no-mcp", help="No MCP server entry.")] = False,
+    command: Annotated[
+        Optional[str],
+        typer.Option(
+            "--command",
+            help="How the harness runs zeromem [default: this zeromem's absolute path].",
+            show_default=False,
+        ),
+    ] = None,
+    db: Annotated[
+        Optional[Path],
+        typer.Option("--db", help="Database the entries use [default: zeromem's default]."),
+    ] = None,
+    memory_user: Annotated[
+        Optional[str], typer.Option("--memory-user", help="User scope the entries use.")
+    ] = None,
+    memory_agent: Annotated[
+        Optional[str], typer.Option("--memory-agent", help="Agent scope the entries use.")
+    ] = None,
+) -> None:
+    """Set up zeromem in an agent harness: hooks that inject memories at session start and
+    per prompt and ingest the transcript by rules, plus the `zeromem mcp` server entry."""
+    from zeromem_cli.integrations.harnesses import HARNESSES
+    from zeromem_cli.integrations.setup.entries import Scope, program
+    from zeromem_cli.integrations.setup.plan import apply, unified_diff
+    from zeromem_cli.integrations.setup.planner import NOTHING, Wanted, plan
+
+    if harness not in HARNESSES:
+        raise InvalidInputError(f"unknown harness {harness!r} (use {', '.join(HARNESSES)})")
+    if project and user_level:
+        raise InvalidInputError("give --project or --user, not both")
+    if no_hooks and no_mcp and not uninstall:
+        raise InvalidInputError("--no-hooks and --no-mcp together leave nothing to set up")
+    root = None
+    if project or directory is not None:
+        root = (directory or _project_root(Path.cwd())).resolve()
+    wanted = NOTHING if uninstall else Wanted(not no_hooks, not no_mcp, no_hooks)
+    scope = Scope(str(db.expanduser().resolve()) if db else None, memory_user, memory_agent)
+    changes, warnings = plan(
+        harness,
+        root,
+        wanted,
+        program=program(command),
+        scope=scope,
+        timeout_ms=settings().get("hooks.timeout_ms"),
+    )
+    for warning in warnings:
+        render.warning(warning)
+    where = f"{harness} ({'project ' + str(root) if root else 'user'})"
+    if not changes:
+        render.message(f"setup: nothing to change for {where}")
+        return
+    if dry_run:
+        sys.stdout.write("".join(unified_diff(change) for change in changes))
+        render.message(f"setup (dry run, nothing written): {len(changes)} file(s) would change")
+        return
+    for change in changes:
+        backup = apply(change)
+        verb = "updated" if change.before is not None else "created"
+        verb = "removed" if change.after is None else verb
+        saved = f" (backup: {backup})" if backup else ""
+        render.message(f"setup: {verb} {change.path}{saved}")
+    if not uninstall and not no_hooks and harness == "codex":
+        render.message("setup: Codex runs new hooks only once you trust them: open /hooks in Codex")

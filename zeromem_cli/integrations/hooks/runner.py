@@ -1,0 +1,193 @@
+"""One hook run, start to finish, and the promise that it never breaks its harness.
+
+``run_hook`` checks the off switches (``ZEROMEM_HOOKS=off``, ``hooks.enabled``, the event's
+own ``hooks.<event>`` setting), starts the watchdog (``hooks.timeout_ms``), reads the payload,
+then injects (session start, prompt) or captures (pre-compact, stop, session end). Whatever
+fails (bad JSON, a missing, locked or damaged database, an unreadable transcript, a bad
+config, a bug) ends the same way: exit 0, the harness's "nothing" answer, one line on stderr
+with secrets masked. A switched-off hook prints nothing at all.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from zeromem_cli.integrations.harnesses import (
+    CAPTURE_EVENTS,
+    EVENTS,
+    HARNESSES,
+    Harness,
+)
+
+OFF_VALUES = frozenset({"off", "0", "false", "no", "disabled"})
+
+
+class Where:
+    """Database and scope of the run (the hook command's --db / --user / --agent / --session)."""
+
+    __slots__ = ("db", "user", "agent", "session")
+
+    def __init__(
+        self,
+        db: str | Path | None = None,
+        user: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
+    ) -> None:
+        self.db = Path(db).expanduser() if db else None
+        self.user = user or None
+        self.agent = agent or None
+        self.session = session or None
+
+
+def hooks_off(env: Mapping[str, str]) -> bool:
+    return env.get("ZEROMEM_HOOKS", "").strip().lower() in OFF_VALUES
+
+
+def say(label: str, message: str, stderr: IO[str]) -> None:
+    from zeromem_cli.text.secrets import mask_secrets
+
+    line = " ".join(mask_secrets(message, "[secret: {rule}]").split())[:500]
+    stderr.write(f"zeromem hook {label}: {line}\n")
+    stderr.flush()
+
+
+def _write(stdout: IO[bytes], text: str) -> None:
+    if text:
+        stdout.write(text.encode("utf-8"))
+        stdout.flush()
+
+
+def run_hook(
+    harness_name: str,
+    event: str,
+    where: Where,
+    *,
+    stdin: IO[bytes] | None = None,
+    stdout: IO[bytes] | None = None,
+    stderr: IO[str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> int:
+    """Run one hook; always returns 0 (the harness must never see zeromem fail)."""
+    env = os.environ if env is None else env
+    stdin = stdin or sys.stdin.buffer
+    stdout = stdout or sys.stdout.buffer
+    stderr = stderr or sys.stderr
+    label = f"{harness_name} {event}"
+    harness = HARNESSES.get(harness_name)
+    if harness is None:
+        say(label, f"unknown harness {harness_name!r} (use {', '.join(HARNESSES)})", stderr)
+        return 0
+    if event not in EVENTS:
+        say(label, f"unknown event {event!r} (use {', '.join(EVENTS)})", stderr)
+        _write(stdout, harness.nothing)
+        return 0
+    if hooks_off(env):
+        _write(stdout, harness.nothing)
+        return 0
+    try:
+        from zeromem_cli.config import Config
+
+        config = Config(env=env)
+        enabled = config.get("hooks.enabled") and config.get("hooks." + event.replace("-", "_"))
+        timeout = config.get("hooks.timeout_ms") / 1000
+    except Exception as exc:  # a bad config file must not break the harness either
+        say(label, str(exc), stderr)
+        _write(stdout, harness.nothing)
+        return 0
+    if not enabled:
+        _write(stdout, harness.nothing)
+        return 0
+    from zeromem_cli.integrations.hooks.watchdog import Watchdog
+
+    watchdog = Watchdog(timeout, harness.nothing, label).start()
+    after: Callable[[], None] | None = None
+    try:
+        text, after = _run(harness, event, where, config, stdin)
+    except Exception as exc:
+        text = harness.nothing
+        say(label, _describe(exc), stderr)
+    except KeyboardInterrupt:  # the harness cancelled the hook: no traceback, no answer
+        text = harness.nothing
+        say(label, "interrupted", stderr)
+    with watchdog.answer_lock:
+        _write(stdout, text)
+        if after is not None:
+            try:
+                after()
+            except Exception as exc:  # the answer is out; a lost state file costs a repeat
+                say(label, _describe(exc), stderr)
+        watchdog.cancel()
+    return 0
+
+
+def _describe(exc: BaseException) -> str:
+    from zeromem_cli.errors import ZeromemError
+
+    if isinstance(exc, ZeromemError):
+        return str(exc)
+    if isinstance(exc, OSError):
+        return f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
+    return f"internal error: {type(exc).__name__}: {exc}"
+
+
+def _run(
+    harness: Harness, event: str, where: Where, config: Any, stdin: IO[bytes]
+) -> tuple[str, Callable[[], None] | None]:
+    """(the answer, what to do once it is printed)."""
+    from zeromem_cli.errors import StoreError
+    from zeromem_cli.integrations.hooks.output import answer
+    from zeromem_cli.integrations.hooks.payload import MAX_PAYLOAD_BYTES, parse_payload
+    from zeromem_cli.integrations.hooks.state import SessionState, prune
+    from zeromem_cli.paths import default_db_path
+    from zeromem_cli.store import MemoryStore
+
+    payload = parse_payload(stdin.read(MAX_PAYLOAD_BYTES + 1))
+    db_path = where.db or default_db_path()
+    capturing = event in CAPTURE_EVENTS
+    if not capturing:
+        budget = config.get(
+            "hooks.session_start_budget" if event == "session-start" else "hooks.prompt_budget"
+        )
+        if budget == 0 or (event == "user-prompt" and not payload.prompt):
+            return harness.nothing, None
+        if not db_path.exists():  # a hook that only reads never creates a database
+            raise StoreError(f"no database at {db_path} yet: nothing to inject")
+    state = SessionState.load(harness.name, payload.session_id, str(db_path.resolve()))
+    store = MemoryStore(
+        db_path,
+        user=where.user,
+        agent=where.agent,
+        session=where.session,
+        max_content_bytes=config.get("add.max_content_bytes"),
+    )
+    with store:
+        if capturing:
+            from zeromem_cli.integrations.hooks.capture import capture, session_lock
+
+            with session_lock(state):
+                state = SessionState.load(harness.name, payload.session_id, state.db)
+                capture(store, harness, payload, state, config)
+                state.save()
+            return harness.nothing, None
+        from zeromem_cli.integrations.hooks.inject import injection
+
+        if event == "session-start":
+            prune(harness.name, config.get("hooks.state_days"))
+            if payload.source in ("clear", "compact"):
+                state.injected = []  # the context was cleared or summarised: start again
+        text, ids = injection(
+            store,
+            event,
+            payload.prompt if event == "user-prompt" else None,
+            budget=budget,
+            exclude=state.injected,
+        )
+    if not ids:
+        return harness.nothing, None
+    state.remember(ids)
+    return answer(harness, event, text), state.save

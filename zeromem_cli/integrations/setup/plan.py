@@ -1,0 +1,88 @@
+"""File changes as a plan: shown as a unified diff, or applied with a backup and an atomic write.
+
+A change holds the file's text before and after (None: absent). Applying it first copies the
+existing file to ``<name>.zeromem-<UTC time>.bak`` next to it, then writes the new text to a
+temporary file in the same folder and renames it over the old one, keeping its permissions, so
+a crash leaves either the old file or the new one. A change to None (an uninstall that empties a
+file zeromem created) removes the file, after the same backup.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import NamedTuple
+
+
+class FileChange(NamedTuple):
+    path: Path
+    before: str | None
+    after: str | None
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+def unified_diff(change: FileChange) -> str:
+    before = (change.before or "").splitlines(keepends=True)
+    after = (change.after or "").splitlines(keepends=True)
+    for lines in (before, after):
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n\\ No newline at end of file\n"
+    name = str(change.path)
+    return "".join(
+        difflib.unified_diff(
+            before,
+            after,
+            fromfile=name if change.before is not None else "/dev/null",
+            tofile=name if change.after is not None else "/dev/null",
+        )
+    )
+
+
+def read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def backup_name(path: Path, now: datetime | None = None) -> Path:
+    stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+    candidate = path.with_name(f"{path.name}.zeromem-{stamp}.bak")
+    number = 1
+    while candidate.exists():
+        number += 1
+        candidate = path.with_name(f"{path.name}.zeromem-{stamp}-{number}.bak")
+    return candidate
+
+
+def apply(change: FileChange) -> Path | None:
+    """Carry out one change; the backup's path (None when the file did not exist)."""
+    path = change.path
+    backup = None
+    mode = None
+    if path.exists():
+        backup = backup_name(path)
+        shutil.copy2(path, backup)
+        mode = path.stat().st_mode & 0o777
+    if change.after is None:
+        path.unlink(missing_ok=True)
+        return backup
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.zeromem-{os.getpid()}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode or 0o644)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(change.after)
+        if mode is not None:
+            os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return backup
