@@ -68,7 +68,6 @@ _NEVER = {
     "zeromem_cli.cli.mcp",
     "mcp",
     "mcp_types",
-    "pydantic",
     "starlette",
     "uvicorn",
     "anyio",
