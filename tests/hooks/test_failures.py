@@ -231,3 +231,22 @@ def test_an_interrupted_hook_exits_0_without_a_traceback(seeded: Path) -> None:
     stdout, stderr = process.communicate(timeout=10)
     result = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
     assert "interrupted" in failed(result)
+
+
+def test_a_harness_that_stops_reading_gets_no_traceback(seeded: Path) -> None:
+    import json as _json
+
+    command = [sys.executable, "-m", "zeromem_cli", "hook", "claude-code", "session-start"]
+    process = subprocess.Popen(
+        [*command, "--db", str(seeded)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=hook_env(),
+    )
+    assert process.stdout is not None and process.stdin is not None
+    process.stdout.close()  # gone before the answer is written
+    process.stdin.write(_json.dumps(payload("claude-code", "session-start")).encode())
+    process.stdin.close()
+    assert process.wait(timeout=30) == 0
+    assert process.stderr is not None and process.stderr.read() == b""

@@ -57,9 +57,14 @@ def say(label: str, message: str, stderr: IO[str]) -> None:
 
 
 def _write(stdout: IO[bytes], text: str) -> None:
-    if text:
+    if not text:
+        return
+    try:
         stdout.write(text.encode("utf-8"))
         stdout.flush()
+    except BrokenPipeError:  # the harness stopped reading: nothing more to say to it
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stdout.fileno())
 
 
 def run_hook(
