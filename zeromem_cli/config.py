@@ -4,6 +4,11 @@ Precedence, highest first: command-line flags (the caller passes them), the envi
 (``ZEROMEM_PACK_BUDGET`` for ``pack.budget``), the config file, the defaults below. The file is
 ``<platformdirs user config dir>/zeromem/config.toml`` (``ZEROMEM_HOME`` moves it); it is read
 only when it exists, so a command without a config file never imports a TOML parser.
+
+A renamed key keeps working under its old name (in the file, the environment and on the
+command line), and the caller is told once per ``Config`` through its ``note`` callback:
+``ranking.*`` became ``pack.weights.*`` (they tune pack's ``Weights``; search's ranking has no
+settings).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +66,7 @@ class Setting(FrozenRecord):
 
     @property
     def env_var(self) -> str:
-        return "ZEROMEM_" + self.key.upper().replace(".", "_")
+        return _env_name(self.key)
 
     def parse(self, raw: Any, origin: str) -> Any:
         """Validate a value from TOML (already typed) or from text (env, ``config set``)."""
@@ -90,6 +96,10 @@ class Setting(FrozenRecord):
             except InvalidInputError as exc:
                 raise ConfigError(f"{self.key} from {origin}: {exc}") from None
         return value
+
+
+def _env_name(key: str) -> str:
+    return "ZEROMEM_" + key.upper().replace(".", "_")
 
 
 def _is_exactly(value: Any, kind: type) -> bool:
@@ -191,13 +201,13 @@ _SETTINGS = [
         200,
         1_000_000,
     ),
-    Setting("ranking.relevance", float, 1.0, "Weight of search relevance in pack.", 0, 100),
-    Setting("ranking.importance", float, 0.3, "Weight of importance (0-10).", 0, 100),
-    Setting("ranking.recency", float, 0.2, "Weight of recency.", 0, 100),
-    Setting("ranking.access", float, 0.1, "Weight of access frequency.", 0, 100),
-    Setting("ranking.recency_half_life_days", float, 30.0, "Recency half-life.", 0.01, 36500),
+    Setting("pack.weights.relevance", float, 1.0, "Weight of search relevance in pack.", 0, 100),
+    Setting("pack.weights.importance", float, 0.3, "Weight of importance (0-10).", 0, 100),
+    Setting("pack.weights.recency", float, 0.2, "Weight of recency.", 0, 100),
+    Setting("pack.weights.access", float, 0.1, "Weight of access frequency.", 0, 100),
+    Setting("pack.weights.recency_half_life_days", float, 30.0, "Recency half-life.", 0.01, 36500),
     Setting(
-        "ranking.context",
+        "pack.weights.context",
         float,
         0.6,
         "Relevance a strong hit lends the memories written next to it (0: off).",
@@ -205,7 +215,7 @@ _SETTINGS = [
         1,
     ),
     Setting(
-        "ranking.context_window_minutes",
+        "pack.weights.context_window_minutes",
         float,
         30.0,
         "Neighbours written further apart than this lend nothing.",
@@ -235,10 +245,26 @@ _SETTINGS = [
 ]
 SETTINGS: dict[str, Setting] = {s.key: s for s in _SETTINGS}
 
+# Old key -> its current name. The old name still works everywhere, with a note.
+RENAMED: dict[str, str] = {
+    f"ranking.{name}": f"pack.weights.{name}"
+    for name in (
+        "relevance",
+        "importance",
+        "recency",
+        "access",
+        "recency_half_life_days",
+        "context",
+        "context_window_minutes",
+    )
+}
+_OLD_ENV = {new: _env_name(old) for old, new in RENAMED.items()}
+
 
 def setting(key: str) -> Setting:
+    """The schema of ``key`` (its current or its old name)."""
     try:
-        return SETTINGS[key]
+        return SETTINGS[RENAMED.get(key, key)]
     except KeyError:
         raise InvalidInputError(f"unknown config key {key!r} (see `zeromem config list`)") from None
 
@@ -269,12 +295,20 @@ def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 class Config:
-    """Resolved settings. ``extra`` keeps top-level tables other modules own (ingest rules)."""
+    """Resolved settings. ``extra`` keeps top-level tables other modules own (ingest rules).
+
+    ``note(text)`` is told, once per old key, when a renamed key is used (the CLI prints it on
+    stderr); without it the old names work silently."""
 
     # Tables owned by other modules and validated there, not by this schema.
     FOREIGN_TABLES: tuple[str, ...] = ("ingest",)
 
-    def __init__(self, path: Path | None = None, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        path: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        note: Callable[[str], None] | None = None,
+    ) -> None:
         if path is None:
             from zeromem_cli.paths import config_path
 
@@ -283,30 +317,58 @@ class Config:
         self.env = os.environ if env is None else env
         self.file_values: dict[str, Any] = {}
         self.extra: dict[str, Any] = {}
+        self._note = note
+        self._noted: set[str] = set()
         if path.is_file():
             data = _load_toml(path)
             for table in self.FOREIGN_TABLES:
                 if table in data:
                     self.extra[table] = data.pop(table)
-            for key, raw in _flatten(data).items():
-                if key not in SETTINGS:
+            flat = _flatten(data)
+            for key, raw in flat.items():
+                if key in RENAMED:
+                    self._deprecated(
+                        key, f"config key {key} in {path} is deprecated: rename it {RENAMED[key]}"
+                    )
+                    if RENAMED[key] in flat:  # both names: the current one wins
+                        continue
+                elif key not in SETTINGS:
                     raise ConfigError(f"config {path}: unknown key {key!r}")
-                self.file_values[key] = SETTINGS[key].parse(raw, str(path))
+                spec = setting(key)
+                self.file_values[spec.key] = spec.parse(raw, str(path))
+
+    def resolve(self, key: str) -> str:
+        """The current name of ``key`` (an old name is noted); unknown keys are refused."""
+        spec = setting(key)
+        if spec.key != key:
+            self._deprecated(key, f"config key {key} is deprecated: use {spec.key}")
+        return spec.key
 
     def get(self, key: str) -> Any:
-        spec = setting(key)
-        raw_env = self.env.get(spec.env_var)
-        if raw_env not in (None, ""):
-            return spec.parse(raw_env, spec.env_var)
-        if key in self.file_values:
-            return self.file_values[key]
+        spec = SETTINGS[self.resolve(key)]
+        env_name, raw_env = self._env(spec)
+        if raw_env is not None:
+            return spec.parse(raw_env, env_name)
+        if spec.key in self.file_values:
+            return self.file_values[spec.key]
         return spec.default
 
+    def choose(self, flag: Any, key: str) -> Any:
+        """``flag`` when the command line gave one, else the setting ``key``.
+
+        Only ``None`` means "not given" (a given 0, ``False`` or ``""`` is kept); an ``Enum``
+        choice gives its value; an empty text setting means no value (``add.default_ttl = ""``:
+        no TTL)."""
+        if flag is None:
+            value = self.get(key)
+            return None if value == "" else value
+        return flag.value if isinstance(flag, Enum) else flag
+
     def source(self, key: str) -> str:
-        spec = setting(key)
-        if self.env.get(spec.env_var) not in (None, ""):
+        spec = SETTINGS[self.resolve(key)]
+        if self._env(spec)[1] is not None:
             return "env"
-        return "file" if key in self.file_values else "default"
+        return "file" if spec.key in self.file_values else "default"
 
     def items(self) -> list[tuple[str, Any, str]]:
         """Every setting as (key, value, source) in schema order."""
@@ -314,6 +376,7 @@ class Config:
 
     def set(self, key: str, raw: str) -> Any:
         """Validate and store a value in the file (atomically)."""
+        key = self.resolve(key)
         try:
             value = setting(key).parse(raw, "the command line")
         except ConfigError as exc:  # a bad value typed now is a usage error, like a bad key
@@ -323,19 +386,39 @@ class Config:
         return value
 
     def unset(self, key: str) -> bool:
-        setting(key)
+        key = self.resolve(key)
         present = self.file_values.pop(key, None) is not None
         if present:
             self._save()
         return present
+
+    def _env(self, spec: Setting) -> tuple[str, str | None]:
+        """(variable, its text) of the environment variable that sets ``spec``, if set: its
+        current name, else its old name."""
+        raw = self.env.get(spec.env_var)
+        if raw not in (None, ""):
+            return spec.env_var, raw
+        old = _OLD_ENV.get(spec.key)
+        if old is not None and self.env.get(old) not in (None, ""):
+            self._deprecated(old, f"environment variable {old} is deprecated: use {spec.env_var}")
+            return old, self.env[old]
+        return spec.env_var, None
+
+    def _deprecated(self, old: str, text: str) -> None:
+        if self._note is not None and old not in self._noted:
+            self._noted.add(old)
+            self._note(text)
 
     def _save(self) -> None:
         import tomli_w
 
         nested: dict[str, Any] = {}
         for key, value in self.file_values.items():
-            table, _, name = key.partition(".")
-            nested.setdefault(table, {})[name] = value
+            *tables, name = key.split(".")
+            table = nested
+            for part in tables:
+                table = table.setdefault(part, {})
+            table[name] = value
         nested.update(self.extra)
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         temporary = self.path.with_name(self.path.name + ".tmp")

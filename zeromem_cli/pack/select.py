@@ -70,7 +70,7 @@ _EMPTY = Memory(id=0, uid="", content="", category="", created_at="0000-00-00")
 
 
 class Weights(FrozenRecord):
-    """How much each part of a memory's score counts (config keys ``ranking.*``)."""
+    """How much each part of a memory's score counts (config keys ``pack.weights.*``)."""
 
     __slots__ = (
         "relevance",
@@ -91,13 +91,13 @@ class Weights(FrozenRecord):
 
     def __init__(
         self,
-        relevance: float = SETTINGS["ranking.relevance"].default,
-        importance: float = SETTINGS["ranking.importance"].default,
-        recency: float = SETTINGS["ranking.recency"].default,
-        access: float = SETTINGS["ranking.access"].default,
-        half_life_days: float = SETTINGS["ranking.recency_half_life_days"].default,
-        context: float = SETTINGS["ranking.context"].default,
-        context_window_minutes: float = SETTINGS["ranking.context_window_minutes"].default,
+        relevance: float = SETTINGS["pack.weights.relevance"].default,
+        importance: float = SETTINGS["pack.weights.importance"].default,
+        recency: float = SETTINGS["pack.weights.recency"].default,
+        access: float = SETTINGS["pack.weights.access"].default,
+        half_life_days: float = SETTINGS["pack.weights.recency_half_life_days"].default,
+        context: float = SETTINGS["pack.weights.context"].default,
+        context_window_minutes: float = SETTINGS["pack.weights.context_window_minutes"].default,
     ) -> None:
         set_field = object.__setattr__
         set_field(self, "relevance", relevance)
@@ -112,13 +112,13 @@ class Weights(FrozenRecord):
     def from_config(cls, config: Any) -> Weights:
         """From a ``Config`` (anything with ``get(key)``)."""
         return cls(
-            relevance=config.get("ranking.relevance"),
-            importance=config.get("ranking.importance"),
-            recency=config.get("ranking.recency"),
-            access=config.get("ranking.access"),
-            half_life_days=config.get("ranking.recency_half_life_days"),
-            context=config.get("ranking.context"),
-            context_window_minutes=config.get("ranking.context_window_minutes"),
+            relevance=config.get("pack.weights.relevance"),
+            importance=config.get("pack.weights.importance"),
+            recency=config.get("pack.weights.recency"),
+            access=config.get("pack.weights.access"),
+            half_life_days=config.get("pack.weights.recency_half_life_days"),
+            context=config.get("pack.weights.context"),
+            context_window_minutes=config.get("pack.weights.context_window_minutes"),
         )
 
 
