@@ -11,22 +11,22 @@ from tests.conftest import Run, as_json
 
 
 def test_config_set_get_unset_and_file(cli: Run, isolated_home: Path) -> None:
-    assert cli("config", "get", "search.limit").stdout == "10\n"
-    result = cli("config", "set", "search.limit", "3")
+    assert cli("config", "get", "search.limit", db=False).stdout == "10\n"
+    result = cli("config", "set", "search.limit", "3", db=False)
     assert result.exit_code == 0 and "set search.limit = 3" in result.stderr
     assert "limit = 3" in (isolated_home / "config.toml").read_text()
-    assert as_json(cli("config", "get", "search.limit", "--json")) == 3
-    assert cli("config", "set", "log.enabled", "off").exit_code == 0
-    assert cli("config", "get", "log.enabled").stdout == "false\n"
-    listed = {i["key"]: i for i in as_json(cli("config", "list", "--json"))}
+    assert as_json(cli("config", "get", "search.limit", "--json", db=False)) == 3
+    assert cli("config", "set", "log.enabled", "off", db=False).exit_code == 0
+    assert cli("config", "get", "log.enabled", db=False).stdout == "false\n"
+    listed = {i["key"]: i for i in as_json(cli("config", "list", "--json", db=False))}
     assert listed["search.limit"]["value"] == 3 and listed["search.limit"]["source"] == "file"
     assert listed["pack.budget"]["source"] == "default"
     assert listed["pack.budget"]["env"] == "ZEROMEM_PACK_BUDGET"
-    plain = cli("config", "list").stdout.splitlines()
+    plain = cli("config", "list", db=False).stdout.splitlines()
     assert "search.limit\t3\tfile" in plain
-    assert cli("config", "unset", "search.limit").exit_code == 0
-    assert cli("config", "get", "search.limit").stdout == "10\n"
-    assert cli("config", "path").stdout == f"{isolated_home / 'config.toml'}\n"
+    assert cli("config", "unset", "search.limit", db=False).exit_code == 0
+    assert cli("config", "get", "search.limit", db=False).stdout == "10\n"
+    assert cli("config", "path", db=False).stdout == f"{isolated_home / 'config.toml'}\n"
 
 
 @pytest.mark.parametrize(
@@ -41,7 +41,7 @@ def test_config_set_get_unset_and_file(cli: Run, isolated_home: Path) -> None:
     ],
 )
 def test_config_rejects_bad_keys_and_values(cli: Run, args: tuple[str, ...], message: str) -> None:
-    result = cli("config", *args)
+    result = cli("config", *args, db=False)
     assert result.exit_code == 2 and message in result.stderr
     assert "Traceback" not in result.stderr
 
@@ -54,14 +54,14 @@ def test_precedence_flags_env_file_default(cli: Run, monkeypatch: pytest.MonkeyP
         return len(as_json(cli("search", "report", "--json", *extra)))
 
     assert hits() == 10  # default
-    cli("config", "set", "search.limit", "4")
+    cli("config", "set", "search.limit", "4", db=False)
     assert hits() == 4  # file
     monkeypatch.setenv("ZEROMEM_SEARCH_LIMIT", "6")
     assert hits() == 6  # environment over file
-    assert as_json(cli("config", "list", "--json"))[3]["source"] == "env"
+    assert as_json(cli("config", "list", "--json", db=False))[3]["source"] == "env"
     assert hits("--limit", "2") == 2  # flag over everything
     # The same for a default used by add.
-    cli("config", "set", "add.default_category", "note")
+    cli("config", "set", "add.default_category", "note", db=False)
     assert as_json(cli("add", "a", "--json"))["category"] == "note"
     monkeypatch.setenv("ZEROMEM_ADD_DEFAULT_CATEGORY", "envcat")
     assert as_json(cli("add", "b", "--json"))["category"] == "envcat"
@@ -128,7 +128,7 @@ def test_log_can_be_turned_off_and_holds_no_content(cli: Run, db_path: Path) -> 
     import sqlite3
 
     cli("add", "secret plan alpha")
-    cli("config", "set", "log.enabled", "false")
+    cli("config", "set", "log.enabled", "false", db=False)
     cli("add", "secret plan beta")
     cli("search", "secret")
     with sqlite3.connect(db_path) as conn:

@@ -25,7 +25,6 @@ from typer._click.shell_completion import (
 from typer.models import TyperPath
 
 from zeromem_cli.cli import app
-from zeromem_cli.cli.options import AgentOption, DbOption, SessionOption, UserOption
 
 PROG_NAME = "zeromem"
 COMPLETE_VAR = "_ZEROMEM_COMPLETE"
@@ -199,10 +198,6 @@ def completion_script(shell: str) -> str:
 @app.command()
 def completions(
     shell: Annotated[Shell, typer.Argument(help="bash, zsh or fish.", show_default=False)],
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
 ) -> None:
     """Print the shell completion script (see README for where to install it)."""
     print(completion_script(shell.value), end="")

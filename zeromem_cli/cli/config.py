@@ -2,7 +2,7 @@
 
 Values are validated by the schema in ``zeromem_cli.config``; ``list`` and ``get`` show the
 value in effect (environment > file > default) and where it comes from. Settings are per user,
-not per database: --db and the scope options are accepted (like on every command) and ignored.
+not per database, so these commands take neither --db nor the scope options.
 """
 
 from typing import Annotated
@@ -10,14 +10,7 @@ from typing import Annotated
 import typer
 
 from zeromem_cli.cli import app, render, render_info
-from zeromem_cli.cli.options import (
-    AgentOption,
-    DbOption,
-    JsonOption,
-    SessionOption,
-    UserOption,
-    settings,
-)
+from zeromem_cli.cli.options import JsonOption, settings
 from zeromem_cli.config import SETTINGS, setting
 
 config_app = typer.Typer(
@@ -45,13 +38,7 @@ KeyArgument = Annotated[
 
 
 @config_app.command("list")
-def list_settings(
-    as_json: JsonOption = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
-) -> None:
+def list_settings(as_json: JsonOption = False) -> None:
     """Every setting with its value and where it comes from (env, file, default)."""
     config = settings()
     items = [
@@ -69,14 +56,7 @@ def list_settings(
 
 
 @config_app.command("get")
-def get_setting(
-    key: KeyArgument,
-    as_json: JsonOption = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
-) -> None:
+def get_setting(key: KeyArgument, as_json: JsonOption = False) -> None:
     """Print the value in effect for KEY."""
     render_info.single_value(settings().get(key), as_json)
 
@@ -85,13 +65,10 @@ def get_setting(
 def set_setting(
     key: KeyArgument,
     value: Annotated[str, typer.Argument(help="The new value.", show_default=False)],
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
 ) -> None:
     """Validate VALUE and store it in the config file."""
     config = settings()
+    key = config.resolve(key)
     stored = config.set(key, value)
     render.message(f"set {key} = {render_info.config_value(stored)} in {config.path}")
     spec = setting(key)
@@ -100,15 +77,10 @@ def set_setting(
 
 
 @config_app.command("unset")
-def unset_setting(
-    key: KeyArgument,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
-) -> None:
+def unset_setting(key: KeyArgument) -> None:
     """Remove KEY from the config file (back to its default)."""
     config = settings()
+    key = config.resolve(key)
     if config.unset(key):
         value = render_info.config_value(config.get(key))
         render.message(f"unset {key} (now {value}, from {config.source(key)})")
@@ -117,12 +89,7 @@ def unset_setting(
 
 
 @config_app.command("path")
-def config_path(
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
-) -> None:
+def config_path() -> None:
     """Print the path of the config file (it may not exist yet)."""
     from zeromem_cli.paths import config_path as path_of_config
 

@@ -6,23 +6,16 @@ import typer
 
 from zeromem_cli.cli import app, render_info
 from zeromem_cli.cli.options import (
-    AgentOption,
     DbOption,
     JsonOption,
-    SessionOption,
-    UserOption,
-    open_store,
+    StoreOptions,
+    refuse_all_scopes_with_scope,
+    store_options,
 )
 
 
 @app.command()
-def path(
-    as_json: JsonOption = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
-) -> None:
+def path(as_json: JsonOption = False, db: DbOption = None) -> None:
     """Print the database and config file paths (without opening the database)."""
     from zeromem_cli.paths import config_path, default_db_path
 
@@ -31,22 +24,18 @@ def path(
 
 
 @app.command()
+@store_options
 def stats(
+    where: StoreOptions,
     all_scopes: Annotated[
         bool, typer.Option("--all-scopes", help="Count every user/agent/session.")
     ] = False,
     as_json: JsonOption = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
 ) -> None:
     """Memories live / expired / in trash, by category and scope, size, tokens pack saves."""
-    from zeromem_cli.errors import InvalidInputError
     from zeromem_cli.stats import collect
 
-    if all_scopes and (user or agent or session):
-        raise InvalidInputError("give --all-scopes or --user/--agent/--session, not both")
-    with open_store(db, user, agent, session) as store:
+    refuse_all_scopes_with_scope(all_scopes, where)
+    with where.open() as store:
         data = collect(store, all_scopes=all_scopes).to_dict()
     render_info.stats(data, as_json)

@@ -13,14 +13,11 @@ import typer
 
 from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
-    AgentOption,
-    DbOption,
     JsonOption,
-    SessionOption,
-    UserOption,
-    open_store,
+    StoreOptions,
     read_text_argument,
     settings,
+    store_options,
 )
 from zeromem_cli.errors import InvalidInputError
 
@@ -49,7 +46,9 @@ def _parse_roles(raw: str) -> tuple[str, ...]:
 
 
 @app.command()
+@store_options
 def ingest(
+    where: StoreOptions,
     sources: Annotated[
         Optional[list[str]],
         typer.Argument(
@@ -92,10 +91,6 @@ def ingest(
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary line.")] = False,
     as_json: JsonOption = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
 ) -> None:
     """Extract memories from a conversation or tool output by rules (zero tokens).
 
@@ -158,7 +153,7 @@ def ingest(
         mined=mined,
         empty=empty,
     )
-    with open_store(db, user, agent, session) as store:
+    with where.open() as store:
         report.items = apply_candidates(
             store, candidates, dry_run=dry_run, tags=tag, category=category, ttl=ttl
         )

@@ -10,17 +10,14 @@ import typer
 
 from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
-    AgentOption,
     CategoryOption,
-    DbOption,
     FormatOption,
     JsonOption,
-    SessionOption,
+    StoreOptions,
     TagOption,
-    UserOption,
     confirm_or_refuse,
-    open_store,
     settings,
+    store_options,
 )
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.oplog import record_operation
@@ -31,7 +28,9 @@ def _plural(count: int) -> str:
 
 
 @app.command()
+@store_options
 def forget(
+    where: StoreOptions,
     memory_ids: Annotated[
         Optional[list[int]],
         typer.Argument(help="Memory ids.", min=1, show_default=False),
@@ -73,10 +72,6 @@ def forget(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
     fmt: FormatOption = None,
     as_json: JsonOption = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
 ) -> None:
     """Forget memories: soft delete (`restore` undoes it), or --purge to delete for good.
 
@@ -87,7 +82,7 @@ def forget(
 
     if trash and not purge:
         raise InvalidInputError("--trash selects forgotten memories: use it with --purge")
-    with open_store(db, user, agent, session) as store:
+    with where.open() as store:
         selection = lifecycle.Selection(
             ids=memory_ids or (),
             key=key,
@@ -131,7 +126,9 @@ def forget(
 
 
 @app.command("trash")
+@store_options
 def show_trash(
+    where: StoreOptions,
     reason: Annotated[
         Optional[str],
         typer.Option("--reason", help="Only forgotten, expired or archived memories."),
@@ -141,23 +138,21 @@ def show_trash(
     ] = None,
     fmt: FormatOption = None,
     as_json: JsonOption = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
 ) -> None:
     """List soft-deleted memories (forgotten, expired, archived); `restore ID` brings one back."""
     from zeromem_cli import lifecycle
 
     if reason is not None and reason not in ("forgotten", "expired", "archived"):
         raise InvalidInputError(f"--reason is forgotten, expired or archived, not {reason!r}")
-    with open_store(db, user, agent, session) as store:
+    with where.open() as store:
         items = lifecycle.trash(store, reason=reason, limit=limit)
     render.trash(items, render.resolve_format(fmt, as_json))
 
 
 @app.command()
+@store_options
 def gc(
+    where: StoreOptions,
     vacuum: Annotated[
         bool, typer.Option("--vacuum", help="Also compact the database file (VACUUM).")
     ] = False,
@@ -168,10 +163,6 @@ def gc(
         bool, typer.Option("--quiet", "-q", help="Print nothing unless something fails (cron).")
     ] = False,
     as_json: JsonOption = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
 ) -> None:
     """Move expired memories to the trash, purge old trash, archive stale memories (if enabled
     in config), optimize the index. Covers every scope unless a scope option is given."""
@@ -184,8 +175,8 @@ def gc(
         archive_after_days=config.get("gc.archive_after_days"),
         archive_max_importance=config.get("gc.archive_max_importance"),
     )
-    all_scopes = user is None and agent is None and session is None
-    with open_store(db, user, agent, session) as store:
+    all_scopes = where.user is None and where.agent is None and where.session is None
+    with where.open() as store:
         report = lifecycle.collect_garbage(
             store, policy, all_scopes=all_scopes, vacuum=vacuum, dry_run=dry_run
         )

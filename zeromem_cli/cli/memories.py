@@ -8,23 +8,20 @@ import typer
 
 from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
-    AgentOption,
     CategoryOption,
-    DbOption,
     FormatOption,
     IncludeExpiredOption,
     JsonOption,
     KeyOption,
-    SessionOption,
+    StoreOptions,
     TagOption,
-    UserOption,
-    open_store,
+    filters_from_flags,
     parse_meta,
     read_text_argument,
     settings,
+    store_options,
 )
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.models import Filters
 from zeromem_cli.oplog import record_operation
 
 MetaOption = Annotated[
@@ -45,7 +42,9 @@ IdArgument = Annotated[int, typer.Argument(help="Memory id.", min=1, show_defaul
 
 
 @app.command()
+@store_options
 def add(
+    where: StoreOptions,
     text: Annotated[
         str, typer.Argument(help="The memory text; - reads stdin.", show_default=False)
     ],
@@ -69,15 +68,11 @@ def add(
     ] = False,
     allow_secret: AllowSecretOption = False,
     as_json: JsonOption = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
 ) -> None:
     """Add a memory and print its id (or the whole record with --json)."""
     content = read_text_argument(text)
     config = settings()
-    with open_store(db, user, agent, session) as store:
+    with where.open() as store:
         result = store.write(
             content,
             category=category,
@@ -87,7 +82,7 @@ def add(
             importance=importance,
             pinned=True if pin else None,
             meta=parse_meta(meta),
-            ttl=ttl if ttl is not None else (config.get("add.default_ttl") or None),
+            ttl=config.choose(ttl, "add.default_ttl"),
             allow_duplicate=allow_duplicate,
             merge=merge,
             allow_secret=allow_secret,
@@ -110,26 +105,26 @@ def add(
 
 
 @app.command()
+@store_options
 def show(
+    where: StoreOptions,
     memory_id: IdArgument,
     include_expired: Annotated[
         bool, typer.Option("--include-expired", help="Show it even if it has expired.")
     ] = False,
     fmt: FormatOption = None,
     as_json: JsonOption = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
 ) -> None:
     """Show one memory."""
-    with open_store(db, user, agent, session) as store:
+    with where.open() as store:
         memory = store.get(memory_id, include_expired=include_expired)
     render.memory(memory, render.resolve_format(fmt, as_json))
 
 
 @app.command("list")
+@store_options
 def list_memories(
+    where: StoreOptions,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most N memories.")] = 50,
     category: CategoryOption = None,
     tag: TagOption = None,
@@ -137,20 +132,20 @@ def list_memories(
     include_expired: IncludeExpiredOption = False,
     fmt: FormatOption = None,
     as_json: JsonOption = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
 ) -> None:
     """List memories, newest first."""
-    filters = Filters(category=category, tags=tag or (), key=key, include_expired=include_expired)
-    with open_store(db, user, agent, session) as store:
+    with where.open() as store:
+        filters = filters_from_flags(
+            store, category=category, tags=tag, key=key, include_expired=include_expired
+        )
         items = store.list(limit=limit, filters=filters)
     render.memories(items, render.resolve_format(fmt, as_json))
 
 
 @app.command()
+@store_options
 def update(
+    where: StoreOptions,
     memory_id: IdArgument,
     text: Annotated[
         Optional[str], typer.Argument(help="New text; - reads stdin.", show_default=False)
@@ -179,10 +174,6 @@ def update(
     no_ttl: Annotated[bool, typer.Option("--no-ttl", help="Never expire.")] = False,
     allow_secret: AllowSecretOption = False,
     as_json: JsonOption = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
 ) -> None:
     """Change a memory; the previous version is kept (see `history`)."""
     if ttl is not None and no_ttl:
@@ -216,7 +207,7 @@ def update(
         changes["expires_at"] = None
     if not changes:
         raise InvalidInputError("nothing to update: give new text or an option to change")
-    with open_store(db, user, agent, session) as store:
+    with where.open() as store:
         memory = store.update(memory_id, allow_secret=allow_secret, **changes)
     if as_json:
         render.memory(memory, render.OutputFormat.json)
@@ -225,31 +216,27 @@ def update(
 
 
 @app.command()
+@store_options
 def history(
+    where: StoreOptions,
     memory_id: IdArgument,
     fmt: FormatOption = None,
     as_json: JsonOption = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
 ) -> None:
     """Every version of a memory, oldest first, with the time each was valid."""
-    with open_store(db, user, agent, session) as store:
+    with where.open() as store:
         entries = store.history(memory_id)
     render.history(entries, render.resolve_format(fmt, as_json))
 
 
 @app.command()
+@store_options
 def restore(
+    where: StoreOptions,
     memory_id: IdArgument,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
 ) -> None:
     """Bring back a forgotten memory."""
-    with open_store(db, user, agent, session) as store:
+    with where.open() as store:
         memory = store.restore(memory_id)
     render.message(f"restored #{memory.id}")
     print(memory.id)

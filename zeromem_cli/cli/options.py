@@ -4,7 +4,10 @@ The store options (``--db``, ``--user``, ``--agent``, ``--session``) are declare
 command that opens the store takes one ``where: StoreOptions`` parameter and is decorated
 with ``@store_options``, which appends the four options to its signature (pipx's shared
 ``parents=`` parser, for Typer) so they work after the subcommand name:
-``zeromem search foo --user alice``. Other shared options are ``Annotated`` aliases.
+``zeromem search foo --user alice``; it opens the store with ``with where.open() as store:``.
+Commands without a store take none of them (``path`` takes ``--db`` alone). Other shared
+options are ``Annotated`` aliases; ``filters_from_flags`` turns the filter flags into
+``Filters`` on the store's clock, and ``settings()`` is the configuration of this command.
 """
 
 import inspect
@@ -17,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, Optional, TypeVar
 
 import typer
 
+from zeromem_cli.cli import render
 from zeromem_cli.cli.render import OutputFormat
 from zeromem_cli.config import Config
 from zeromem_cli.errors import InvalidInputError
@@ -65,12 +69,24 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.
 
 
 if TYPE_CHECKING:
+    from zeromem_cli.models import Filters
     from zeromem_cli.store import MemoryStore
+
+_CONFIG_META = "zeromem.config"
 
 
 def settings() -> Config:
-    """The resolved configuration (the file is read only if it exists: a stat otherwise)."""
-    return Config()
+    """The resolved configuration of this command, read once per invocation (the file only if
+    it exists: a stat otherwise); a deprecated key it meets is noted on stderr once."""
+    from typer._click.globals import get_current_context
+
+    ctx = get_current_context(silent=True)
+    config = ctx.meta.get(_CONFIG_META) if ctx is not None else None
+    if config is None:
+        config = Config(note=render.warning)
+        if ctx is not None:
+            ctx.meta[_CONFIG_META] = config
+    return config
 
 
 class StoreOptions(NamedTuple):
@@ -81,6 +97,11 @@ class StoreOptions(NamedTuple):
     user: str | None = None
     agent: str | None = None
     session: str | None = None
+
+    @property
+    def scoped(self) -> bool:
+        """A scope option was given (a non-empty ``--user``, ``--agent`` or ``--session``)."""
+        return bool(self.user or self.agent or self.session)
 
     def open(self) -> "MemoryStore":
         """Open the store for this invocation (the core is imported here, not at start-up,
@@ -144,9 +165,40 @@ def store_options(command: Command) -> Command:
     return run  # type: ignore[return-value]
 
 
-def open_store(db: Path | None, user: str | None, agent: str | None, session: str | None) -> Any:
-    """Open the store for this invocation (kept for the commands not yet on ``StoreOptions``)."""
-    return StoreOptions(db, user, agent, session).open()
+def refuse_all_scopes_with_scope(all_scopes: bool, where: StoreOptions) -> None:
+    """``--all-scopes`` and a scope option contradict each other."""
+    if all_scopes and where.scoped:
+        raise InvalidInputError("give --all-scopes or --user/--agent/--session, not both")
+
+
+def filters_from_flags(
+    store: "MemoryStore",
+    *,
+    category: str | None = None,
+    tags: list[str] | None = None,
+    key: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    min_score: float | None = None,
+    include_expired: bool = False,
+    include_deleted: bool = False,
+) -> "Filters":
+    """The ``Filters`` of the filter flags; ``--since`` / ``--until`` durations (``7d``) count
+    back from the store's clock, the one its reads compare ``created_at`` with."""
+    from zeromem_cli.models import Filters
+    from zeromem_cli.times import parse_since
+
+    now = store.now()
+    return Filters(
+        category=category,
+        tags=tags or (),
+        key=key,
+        since=parse_since(since, now) if since else None,
+        until=parse_since(until, now) if until else None,
+        include_expired=include_expired,
+        include_deleted=include_deleted,
+        min_score=min_score,
+    )
 
 
 def _notice(text: str) -> None:

@@ -11,17 +11,15 @@ import typer
 
 from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
-    AgentOption,
     CategoryOption,
-    DbOption,
-    SessionOption,
     SinceOption,
+    StoreOptions,
     TagOption,
     UntilOption,
-    UserOption,
-    open_store,
+    filters_from_flags,
     read_text_argument,
     settings,
+    store_options,
 )
 
 
@@ -39,7 +37,9 @@ class TokenizerName(str, Enum):
 
 
 @app.command()
+@store_options
 def pack(
+    where: StoreOptions,
     query: Annotated[
         Optional[str],
         typer.Argument(
@@ -119,41 +119,27 @@ def pack(
             show_default=False,
         ),
     ] = None,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
 ) -> None:
     """Print the most relevant memories that fit a token budget, ready to pipe into an LLM."""
-    from zeromem_cli.models import Filters
     from zeromem_cli.oplog import record_operation
     from zeromem_cli.pack.select import Weights
-    from zeromem_cli.times import parse_since, utcnow
 
     config = settings()
     text = read_text_argument(query) if query is not None else None
-    now = utcnow()
-    filters = Filters(
-        category=category,
-        tags=tag or (),
-        since=parse_since(since, now) if since else None,
-        until=parse_since(until, now) if until else None,
-    )
-    with open_store(db, user, agent, session) as store:
+    with where.open() as store:
+        filters = filters_from_flags(store, category=category, tags=tag, since=since, until=until)
         result = store.pack(
             text,
-            budget=budget if budget is not None else config.get("pack.budget"),
-            tokenizer=tokenizer.value if tokenizer else config.get("pack.tokenizer"),
-            format=fmt.value if fmt else config.get("pack.format"),
+            budget=config.choose(budget, "pack.budget"),
+            tokenizer=config.choose(tokenizer, "pack.tokenizer"),
+            format=config.choose(fmt, "pack.format"),
             header=header,
             weights=Weights.from_config(config),
             filters=filters,
             touch=not no_touch,
             reveal=reveal,
-            inherit=inherit if inherit is not None else config.get("pack.inherit"),
-            pinned_share=(
-                pinned_share if pinned_share is not None else config.get("pack.pinned_share")
-            ),
+            inherit=config.choose(inherit, "pack.inherit"),
+            pinned_share=config.choose(pinned_share, "pack.pinned_share"),
         )
         record_operation(
             store,

@@ -15,6 +15,7 @@ from zeromem_cli.cli.options import (
     StoreOptions,
     TagOption,
     UntilOption,
+    filters_from_flags,
     read_text_argument,
     settings,
     store_options,
@@ -47,26 +48,25 @@ def search(
 ) -> None:
     """Search memories, best match first."""
     # Imported here: building the command (and --help) must not load the core.
-    from zeromem_cli.models import Filters
     from zeromem_cli.oplog import record_operation
-    from zeromem_cli.times import parse_since, utcnow
 
+    config = settings()
     text = read_text_argument(query)
-    now = utcnow()
-    filters = Filters(
-        category=category,
-        tags=tag or (),
-        key=key,
-        since=parse_since(since, now) if since else None,
-        until=parse_since(until, now) if until else None,
-        min_score=min_score,
-        include_expired=include_expired,
-    )
     with where.open() as store:
+        filters = filters_from_flags(
+            store,
+            category=category,
+            tags=tag,
+            key=key,
+            since=since,
+            until=until,
+            min_score=min_score,
+            include_expired=include_expired,
+        )
         hits = store.search(
-            text, limit=limit or settings().get("search.limit"), filters=filters, fts=fts
+            text, limit=config.choose(limit, "search.limit"), filters=filters, fts=fts
         )
         # Results only: the token figure `stats` reports is pack's; counting here would load
         # the tokenizer on every search.
-        record_operation(store, "search", len(hits), enabled=settings().get("log.enabled"))
+        record_operation(store, "search", len(hits), enabled=config.get("log.enabled"))
     render.memories(hits, render.resolve_format(fmt, as_json), scores=True)

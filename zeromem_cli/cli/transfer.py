@@ -14,20 +14,17 @@ import typer
 
 from zeromem_cli.cli import app, render, render_info
 from zeromem_cli.cli.options import (
-    AgentOption,
     CategoryOption,
-    DbOption,
     IncludeExpiredOption,
-    SessionOption,
     SinceOption,
+    StoreOptions,
     TagOption,
     UntilOption,
-    UserOption,
-    open_store,
+    filters_from_flags,
+    refuse_all_scopes_with_scope,
+    store_options,
 )
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.models import Filters
-from zeromem_cli.times import parse_since, utcnow
 
 
 class ExportFormat(str, Enum):
@@ -62,7 +59,9 @@ AllScopesOption = Annotated[
 
 
 @app.command()
+@store_options
 def export(
+    where: StoreOptions,
     fmt: Annotated[
         ExportFormat,
         typer.Option(
@@ -87,26 +86,22 @@ def export(
         bool, typer.Option("--with-history", help="Include every earlier version.")
     ] = False,
     all_scopes: AllScopesOption = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
 ) -> None:
     """Export memories (jsonl by default: every field, one JSON object a line)."""
     from zeromem_cli.oplog import record_operation
     from zeromem_cli.transfer.export import export_records, write_atomically, write_export
 
-    _check_scope_options(all_scopes, user, agent, session)
-    now = utcnow()
-    filters = Filters(
-        category=category,
-        tags=tag or (),
-        since=parse_since(since, now) if since else None,
-        until=parse_since(until, now) if until else None,
-        include_expired=include_expired,
-        include_deleted=include_deleted,
-    )
-    with open_store(db, user, agent, session) as store:
+    refuse_all_scopes_with_scope(all_scopes, where)
+    with where.open() as store:
+        filters = filters_from_flags(
+            store,
+            category=category,
+            tags=tag,
+            since=since,
+            until=until,
+            include_expired=include_expired,
+            include_deleted=include_deleted,
+        )
         records = export_records(store, filters, all_scopes=all_scopes, with_history=with_history)
         if output is None:
             write_export(records, fmt.value, sys.stdout)
@@ -114,13 +109,6 @@ def export(
             write_atomically(output, lambda handle: write_export(records, fmt.value, handle))
             render.message(f"exported {len(records)} memories to {output}")
         record_operation(store, "export", len(records))
-
-
-def _check_scope_options(
-    all_scopes: bool, user: str | None, agent: str | None, session: str | None
-) -> None:
-    if all_scopes and (user or agent or session):
-        raise InvalidInputError("give --all-scopes or --user/--agent/--session, not both")
 
 
 def _read_input(source: Path) -> tuple[str | None, str]:
@@ -166,7 +154,9 @@ def _progress_bar(label: str) -> Iterator[Callable[[int, int], None] | None]:
 
 
 @app.command("import")
+@store_options
 def import_(
+    where: StoreOptions,
     source: Annotated[
         Path,
         typer.Argument(
@@ -212,10 +202,6 @@ def import_(
         ),
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
-    db: DbOption = None,
-    user: UserOption = None,
-    agent: AgentOption = None,
-    session: SessionOption = None,
 ) -> None:
     """Import memories from jsonl, json, csv, a Mem0 get_all dump, CLAUDE.md / AGENTS.md /
     GEMINI.md or an MCP memory.jsonl (idempotent by uid)."""
@@ -224,14 +210,14 @@ def import_(
     from zeromem_cli.transfer.imports import InvalidRecordsError, import_records
     from zeromem_cli.transfer.read import detect_format, parse
 
-    _check_scope_options(all_scopes, user, agent, session)
+    refuse_all_scopes_with_scope(all_scopes, where)
     name, text = _read_input(source)
     chosen = fmt.value if fmt is not None else memory_files.detect(name, text)
     chosen = chosen or detect_format(name, text)
     plan = None
     if chosen in memory_files.MEMORY_FILE_FORMATS:
         plan = memory_files.read(chosen, None if str(source) == "-" else source, text)
-    with open_store(db, user, agent, session) as store, _progress_bar("importing") as progress:
+    with where.open() as store, _progress_bar("importing") as progress:
         try:
             report = import_records(
                 store,
