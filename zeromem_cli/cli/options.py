@@ -10,6 +10,7 @@ options are ``Annotated`` aliases; ``filters_from_flags`` turns the filter flags
 ``Filters`` on the store's clock, and ``settings()`` is the configuration of this command.
 """
 
+import functools
 import inspect
 import json
 import math
@@ -135,34 +136,46 @@ def store_options(command: Command) -> Command:
     ``StoreOptions`` when it runs.
 
     Built without ``functools.wraps``: Typer would follow ``__wrapped__`` to the original
-    signature; the wrapper's own ``__signature__`` is what Typer must read."""
-    signature = inspect.signature(command, eval_str=True)
-    if "where" not in signature.parameters:
+    signature; the wrapper's own ``__signature__`` is what Typer must read. It is computed
+    when Typer first asks, so only the command being run pays for it."""
+    code = command.__code__
+    if "where" not in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]:
         raise TypeError(f"{command.__name__} needs a `where: StoreOptions` parameter")
-    kept = [p for name, p in signature.parameters.items() if name != "where"]
-    aliases = globals()
-    added = [
-        inspect.Parameter(
-            name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=aliases[alias]
-        )
-        for name, alias in _STORE_PARAMETERS
-    ]
-    positional = [p for p in kept if p.kind is not inspect.Parameter.KEYWORD_ONLY]
-    keyword = [p for p in kept if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    return _StoreCommand(command)  # type: ignore[return-value]
 
-    def run(*args: Any, **kwargs: Any) -> Any:
+
+class _StoreCommand:
+    # No class docstring: inspect.getdoc() would show it for a command without one.
+
+    def __init__(self, command: Callable[..., Any]) -> None:
+        self.command = command
+        self.__name__ = command.__name__
+        self.__qualname__ = command.__qualname__
+        self.__doc__ = command.__doc__
+        self.__module__ = command.__module__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         where = StoreOptions(*(kwargs.pop(name) for name, _ in _STORE_PARAMETERS))
-        return command(*args, where=where, **kwargs)
+        return self.command(*args, where=where, **kwargs)
 
-    run.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[*positional, *keyword, *added]
-    )
-    run.__annotations__ = {p.name: p.annotation for p in run.__signature__.parameters.values()}  # type: ignore[attr-defined]
-    run.__name__ = command.__name__
-    run.__qualname__ = command.__qualname__
-    run.__doc__ = command.__doc__
-    run.__module__ = command.__module__
-    return run  # type: ignore[return-value]
+    @functools.cached_property
+    def __signature__(self) -> inspect.Signature:
+        signature = inspect.signature(self.command, eval_str=True)
+        kept = [p for name, p in signature.parameters.items() if name != "where"]
+        aliases = globals()
+        added = [
+            inspect.Parameter(
+                name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=aliases[alias]
+            )
+            for name, alias in _STORE_PARAMETERS
+        ]
+        positional = [p for p in kept if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+        keyword = [p for p in kept if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        return signature.replace(parameters=[*positional, *keyword, *added])
+
+    @functools.cached_property
+    def __annotations__(self) -> dict[str, Any]:  # type: ignore[override]
+        return {p.name: p.annotation for p in self.__signature__.parameters.values()}
 
 
 def refuse_all_scopes_with_scope(all_scopes: bool, where: StoreOptions) -> None:
