@@ -33,36 +33,14 @@ class ConfigError(ZeromemError):
 class Setting(FrozenRecord):
     """One config key: its type, default, help line and the bounds a value must keep."""
 
-    __slots__ = ("key", "kind", "default", "help", "minimum", "maximum", "choices", "check")
     key: str
     kind: type  # str, int, float or bool
     default: Any
     help: str
-    minimum: float | None
-    maximum: float | None
-    choices: tuple[str, ...]
-    check: Callable[[Any], None] | None
-
-    def __init__(
-        self,
-        key: str,
-        kind: type,
-        default: Any,
-        help: str,
-        minimum: float | None = None,
-        maximum: float | None = None,
-        choices: tuple[str, ...] = (),
-        check: Callable[[Any], None] | None = None,
-    ) -> None:
-        set_field = object.__setattr__
-        set_field(self, "key", key)
-        set_field(self, "kind", kind)
-        set_field(self, "default", default)
-        set_field(self, "help", help)
-        set_field(self, "minimum", minimum)
-        set_field(self, "maximum", maximum)
-        set_field(self, "choices", choices)
-        set_field(self, "check", check)
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+    check: Callable[[Any], None] | None = None
 
     @property
     def env_var(self) -> str:

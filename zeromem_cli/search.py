@@ -22,7 +22,6 @@ import sqlite3
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import cache
-from typing import NamedTuple
 
 from zeromem_cli.models import Filters, Scope
 from zeromem_cli.plain import FrozenRecord
@@ -42,61 +41,21 @@ from zeromem_cli.times import from_iso
 
 
 class Ranking(FrozenRecord):
-    """How candidates are re-scored. Each weight is the most a factor can add (0.1 = +10%).
+    """How candidates are re-scored. Each weight is the most a factor can add (0.1 = +10%)."""
 
-    (A plain record, not a dataclass: a 10-field dataclass costs every cold search its class
-    building; ``python -m benchmarks.speed --only importtime`` shows why.)"""
-
-    __slots__ = (
-        "coverage",
-        "date",
-        "importance",
-        "pinned",
-        "recency",
-        "recency_half_life_days",
-        "pool",
-        "prefix",
-        "variants",
-        "all_words_first",
-    )
-    coverage: float
-    date: float
-    importance: float
-    pinned: float
-    recency: float
-    recency_half_life_days: float
-    pool: int
-    prefix: bool
-    variants: bool
-    all_words_first: bool
-
-    def __init__(
-        self,
-        coverage: float = 1.0,  # holding every query word adds this times the best score
-        date: float = 1.0,  # created within a period the query names (day, month, year...)
-        importance: float = 0.05,  # importance 10 vs 5 (importance 0 loses as much)
-        pinned: float = 0.1,
-        recency: float = 0.05,  # created now vs long ago
-        recency_half_life_days: float = 30.0,
-        pool: int = 150,  # candidates re-scored beyond ``limit``
-        prefix: bool = True,  # prefix variants of query words
-        variants: bool = True,  # irregular verb forms of query words
-        # Rank the memories holding every query word first, when there are enough of them
-        # (see ``ALL_WORDS_MAX``): the coverage bonus puts them on top anyway, and on a large
-        # store this spares BM25 for the tens of thousands of memories sharing a common word.
-        all_words_first: bool = True,
-    ) -> None:
-        set_field = object.__setattr__
-        set_field(self, "coverage", coverage)
-        set_field(self, "date", date)
-        set_field(self, "importance", importance)
-        set_field(self, "pinned", pinned)
-        set_field(self, "recency", recency)
-        set_field(self, "recency_half_life_days", recency_half_life_days)
-        set_field(self, "pool", pool)
-        set_field(self, "prefix", prefix)
-        set_field(self, "variants", variants)
-        set_field(self, "all_words_first", all_words_first)
+    coverage: float = 1.0  # holding every query word adds this times the best score
+    date: float = 1.0  # created within a period the query names (day, month, year...)
+    importance: float = 0.05  # importance 10 vs 5 (importance 0 loses as much)
+    pinned: float = 0.1
+    recency: float = 0.05  # created now vs long ago
+    recency_half_life_days: float = 30.0
+    pool: int = 150  # candidates re-scored beyond ``limit``
+    prefix: bool = True  # prefix variants of query words
+    variants: bool = True  # irregular verb forms of query words
+    # Rank the memories holding every query word first, when there are enough of them
+    # (see ``ALL_WORDS_MAX``): the coverage bonus puts them on top anyway, and on a large
+    # store this spares BM25 for the tens of thousands of memories sharing a common word.
+    all_words_first: bool = True
 
 
 DEFAULT_RANKING = Ranking()
@@ -205,7 +164,7 @@ def _word_terms(query: ParsedQuery, ranking: Ranking) -> list[list[Term]]:
     return groups
 
 
-class _EveryWord(NamedTuple):
+class _EveryWord(FrozenRecord):
     """FTS5 expressions matching memories that hold every word of a query: ``match`` with
     each word in any of its forms, ``exact`` in its exact forms only (a subset of ``match``'s
     matches, cheaper to walk: no prefix variant's match lists to merge)."""
@@ -335,7 +294,7 @@ _RELATIVE = {
 _DATE_WORDS = frozenset(MONTHS) | {"today", "yesterday", "week", "month", "year"}
 
 
-class _DatePatterns(NamedTuple):
+class _DatePatterns(FrozenRecord):
     month_date: re.Pattern[str]
     year: re.Pattern[str]
     iso_date: re.Pattern[str]
@@ -366,11 +325,7 @@ def _may_name_a_date(text: str) -> bool:
 class DateHint(FrozenRecord):
     """The periods a query names: ``test(created_at)`` says whether a memory falls in one."""
 
-    __slots__ = ("test",)
     test: Callable[[str], bool]
-
-    def __init__(self, test: Callable[[str], bool]) -> None:
-        object.__setattr__(self, "test", test)
 
 
 def date_hint(query: str, now: datetime) -> DateHint | None:

@@ -50,7 +50,7 @@ from zeromem_cli.pack.format import (
     plain_content,
 )
 from zeromem_cli.pack.tokens import Tokenizer, get_tokenizer
-from zeromem_cli.plain import FrozenRecord, Record
+from zeromem_cli.plain import FrozenRecord, Record, field
 from zeromem_cli.search import DEFAULT_RANKING, run_search
 from zeromem_cli.storage import memories as stored
 from zeromem_cli.text.normalize import require_utf8
@@ -72,41 +72,13 @@ _EMPTY = Memory(id=0, uid="", content="", category="", created_at="0000-00-00")
 class Weights(FrozenRecord):
     """How much each part of a memory's score counts (config keys ``pack.weights.*``)."""
 
-    __slots__ = (
-        "relevance",
-        "importance",
-        "recency",
-        "access",
-        "half_life_days",
-        "context",
-        "context_window_minutes",
-    )
-    relevance: float
-    importance: float
-    recency: float
-    access: float
-    half_life_days: float
-    context: float
-    context_window_minutes: float
-
-    def __init__(
-        self,
-        relevance: float = SETTINGS["pack.weights.relevance"].default,
-        importance: float = SETTINGS["pack.weights.importance"].default,
-        recency: float = SETTINGS["pack.weights.recency"].default,
-        access: float = SETTINGS["pack.weights.access"].default,
-        half_life_days: float = SETTINGS["pack.weights.recency_half_life_days"].default,
-        context: float = SETTINGS["pack.weights.context"].default,
-        context_window_minutes: float = SETTINGS["pack.weights.context_window_minutes"].default,
-    ) -> None:
-        set_field = object.__setattr__
-        set_field(self, "relevance", relevance)
-        set_field(self, "importance", importance)
-        set_field(self, "recency", recency)
-        set_field(self, "access", access)
-        set_field(self, "half_life_days", half_life_days)
-        set_field(self, "context", context)
-        set_field(self, "context_window_minutes", context_window_minutes)
+    relevance: float = SETTINGS["pack.weights.relevance"].default
+    importance: float = SETTINGS["pack.weights.importance"].default
+    recency: float = SETTINGS["pack.weights.recency"].default
+    access: float = SETTINGS["pack.weights.access"].default
+    half_life_days: float = SETTINGS["pack.weights.recency_half_life_days"].default
+    context: float = SETTINGS["pack.weights.context"].default
+    context_window_minutes: float = SETTINGS["pack.weights.context_window_minutes"].default
 
     @classmethod
     def from_config(cls, config: Any) -> Weights:
@@ -125,48 +97,15 @@ class Weights(FrozenRecord):
 class Candidate(Record):
     """One memory considered by pack, its score parts and what became of it."""
 
-    __slots__ = (
-        "memory",
-        "relevance",
-        "importance",
-        "recency",
-        "access",
-        "score",
-        "context",
-        "tokens",
-        "status",
-    )
     memory: Memory
     relevance: float
     importance: float
     recency: float
     access: float
     score: float
-    context: float  # the part of ``relevance`` lent by a neighbouring hit
-    tokens: int
-    status: str  # included / over budget / near-duplicate of #N / ...
-
-    def __init__(
-        self,
-        memory: Memory,
-        relevance: float,
-        importance: float,
-        recency: float,
-        access: float,
-        score: float,
-        context: float = 0.0,
-        tokens: int = 0,
-        status: str = "not reached",
-    ) -> None:
-        self.memory = memory
-        self.relevance = relevance
-        self.importance = importance
-        self.recency = recency
-        self.access = access
-        self.score = score
-        self.context = context
-        self.tokens = tokens
-        self.status = status
+    context: float = 0.0  # the part of ``relevance`` lent by a neighbouring hit
+    tokens: int = 0
+    status: str = "not reached"  # included / over budget / near-duplicate of #N / ...
 
     @property
     def included(self) -> bool:
@@ -190,32 +129,13 @@ class Candidate(Record):
 class PackResult(Record):
     """What ``pack`` produced: ``text`` (print it as is), its ``tokens`` and the memories in it."""
 
-    __slots__ = ("text", "tokens", "budget", "tokenizer", "format", "memories", "candidates")
     text: str
     tokens: int
     budget: int
     tokenizer: str
     format: str
-    memories: list[Memory]
-    candidates: list[Candidate]
-
-    def __init__(
-        self,
-        text: str,
-        tokens: int,
-        budget: int,
-        tokenizer: str,
-        format: str,
-        memories: list[Memory] | None = None,
-        candidates: list[Candidate] | None = None,
-    ) -> None:
-        self.text = text
-        self.tokens = tokens
-        self.budget = budget
-        self.tokenizer = tokenizer
-        self.format = format
-        self.memories = [] if memories is None else memories
-        self.candidates = [] if candidates is None else candidates
+    memories: list[Memory] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
 
     @property
     def considered(self) -> int:

@@ -42,15 +42,9 @@ class Window(FrozenRecord):
     """What to rank instead: ``match`` (the query with common words in their exact forms
     only) over rowids above ``after`` (its ``LARGE`` newest matches) and ``rare_ids``."""
 
-    __slots__ = ("match", "after", "rare_ids")
     match: str
     after: int
-    rare_ids: tuple[int, ...]
-
-    def __init__(self, match: str, after: int, rare_ids: tuple[int, ...] = ()) -> None:
-        object.__setattr__(self, "match", match)
-        object.__setattr__(self, "after", after)
-        object.__setattr__(self, "rare_ids", rare_ids)
+    rare_ids: tuple[int, ...] = ()
 
     def clause(self) -> tuple[str, dict[str, Any]]:
         """A WHERE condition on ``memories_fts.rowid`` and its named parameters."""

@@ -67,13 +67,8 @@ def _split_cjk_run(run: str, phrases: Sequence[str] = CHINESE_STOP_PHRASES) -> l
 class Term(FrozenRecord):
     """One search term: the text FTS5 sees and how it may match."""
 
-    __slots__ = ("text", "prefix")
     text: str
-    prefix: bool
-
-    def __init__(self, text: str, prefix: bool = False) -> None:
-        object.__setattr__(self, "text", text)
-        object.__setattr__(self, "prefix", prefix)
+    prefix: bool = False
 
     def expression(self) -> str:
         return quote(self.text) + ("*" if self.prefix else "")

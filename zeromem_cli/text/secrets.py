@@ -48,39 +48,18 @@ class SecretRule(FrozenRecord):
     ``password=`` before it stays readable when masked); otherwise the whole match is.
     """
 
-    __slots__ = ("name", "description", "pattern", "check")
     name: str
     description: str
     pattern: re.Pattern[str]
-    check: Callable[[str], bool] | None
-
-    def __init__(
-        self,
-        name: str,
-        description: str,
-        pattern: re.Pattern[str],
-        check: Callable[[str], bool] | None = None,
-    ) -> None:
-        set_field = object.__setattr__
-        set_field(self, "name", name)
-        set_field(self, "description", description)
-        set_field(self, "pattern", pattern)
-        set_field(self, "check", check)
+    check: Callable[[str], bool] | None = None
 
 
 class SecretMatch(FrozenRecord):
     """Where a rule matched: ``text[span[0]:span[1]]`` is the secret. Never holds the secret."""
 
-    __slots__ = ("rule", "description", "span")
     rule: str
     description: str
     span: tuple[int, int]
-
-    def __init__(self, rule: str, description: str, span: tuple[int, int]) -> None:
-        set_field = object.__setattr__
-        set_field(self, "rule", rule)
-        set_field(self, "description", description)
-        set_field(self, "span", span)
 
     @property
     def start(self) -> int:
