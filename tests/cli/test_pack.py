@@ -81,7 +81,7 @@ def test_cli_explain_shows_the_context_part_and_config_turns_it_off(
     rows = [line.split("\t") for line in explained.stderr.splitlines()[1:3]]
     assert header[5] == "context" and [float(r[5]) for r in rows] == [0.0, 0.6]
     assert TURNS[2] in explained.stdout
-    monkeypatch.setenv("ZEROMEM_RANKING_CONTEXT", "0")
+    monkeypatch.setenv("ZEROMEM_PACK_WEIGHTS_CONTEXT", "0")
     off = as_json(cli("pack", "waterfall in Oregon", "--session", "s1", "--format", "json"))
     assert [r["content"] for r in off] == [TURNS[1]]
 
