@@ -2,7 +2,7 @@
 (``forget`` lives in ``cli/lifecycle.py``). Each parses arguments, calls ``MemoryStore`` and
 hands the result to ``render``."""
 
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -24,6 +24,9 @@ from zeromem_cli.cli.options import (
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.oplog import record_operation
 
+if TYPE_CHECKING:
+    from zeromem_cli.models import Memory
+
 MetaOption = Annotated[
     Optional[list[str]],
     typer.Option("--meta", help="KEY=VALUE metadata (repeatable).", show_default=False),
@@ -39,6 +42,14 @@ AllowSecretOption = Annotated[
     ),
 ]
 IdArgument = Annotated[int, typer.Argument(help="Memory id.", min=1, show_default=False)]
+
+
+def _print_written(memory: "Memory", as_json: bool) -> None:
+    """What add and update print: the id, or the whole record with --json."""
+    if as_json:
+        render.memory(memory, render.OutputFormat.json)
+    else:
+        print(memory.id)
 
 
 @app.command()
@@ -98,10 +109,7 @@ def add(
     elif result.similar:
         near = ", ".join(f"#{i} ({score:.2f})" for i, score in result.similar[:3])
         render.message(f"similar to {near}; --merge updates #{result.similar[0][0]} instead")
-    if as_json:
-        render.memory(memory, render.OutputFormat.json)
-    else:
-        print(memory.id)
+    _print_written(memory, as_json)
 
 
 @app.command()
@@ -209,10 +217,7 @@ def update(
         raise InvalidInputError("nothing to update: give new text or an option to change")
     with where.open() as store:
         memory = store.update(memory_id, allow_secret=allow_secret, **changes)
-    if as_json:
-        render.memory(memory, render.OutputFormat.json)
-    else:
-        print(memory.id)
+    _print_written(memory, as_json)
 
 
 @app.command()
