@@ -1,20 +1,22 @@
 """Records: the one rule for which kind each record is, and the classes of the plain ones.
 
-The rule (DESIGN.md "Records"); follow it rather than inventing a fourth idiom:
+The rule (DESIGN.md "Records"); follow it rather than inventing another idiom. Where a
+record is built decides its kind:
 
-- Mutable records the library returns (``Memory``, ``HistoryEntry``, ``WriteResult``,
-  ``Filters``, ``PackResult``, pack's ``Candidate``) derive from ``Record``.
-- Small immutable value records (``Scope``, ``Weights``, ``Ranking``, ``DateHint``,
-  ``Window``, ``Term``, ``SecretRule``, ``SecretMatch``, ``Setting``) derive from
-  ``FrozenRecord``: hashable, ``_replace`` like a NamedTuple's.
-- Records off the hot path (lifecycle reports, import plans, stats, ingest) are
-  ``@dataclass``: their modules load only with the commands that use them.
+- On the start-up path of a command (the core, ``cli/``, the hooks): a mutable record the
+  library returns (``Memory``, ``HistoryEntry``, ``WriteResult``, ``Filters``, ``PackResult``,
+  pack's ``Candidate``) derives from ``Record``; a small immutable value (``Scope``,
+  ``Weights``, ``Ranking``, ``DateHint``, ``Window``, ``Term``, ``ParsedQuery``,
+  ``SecretRule``, ``SecretMatch``, ``Setting``, ``StoreOptions``) from ``FrozenRecord``:
+  hashable, with ``_replace`` like a NamedTuple's.
+- Off it (lifecycle reports, import plans, stats, ingest, the MCP server, ``setup``): a
+  mutable record is a ``@dataclass``, an immutable one may be a ``typing.NamedTuple``.
 
-Why not dataclasses or ``typing.NamedTuple`` on the hot path: both compile code when their
-class is built, on every start of every command. ``@dataclass`` compiles its methods (0.2-0.5
-ms a class); a NamedTuple in a module with postponed annotations compiles each field's
-annotation string into a ``ForwardRef`` (~0.2 ms a class). A record class here compiles
-nothing at start-up: its ``__init__`` is generated ahead, at the end of this file.
+Why: ``@dataclass`` compiles its methods when its class is built (0.2-0.5 ms a class), and a
+NamedTuple in a module with postponed annotations compiles each field's annotation into a
+``ForwardRef`` (~0.2 ms a class), on every start of every command that imports them. A record
+class here compiles nothing at start-up: its ``__init__`` is generated ahead, at the end of
+this file.
 
 A record declares each field once, as an annotation with an optional default
 (``field(default_factory=list)``: a fresh list per record). Its class makes the annotations
@@ -258,6 +260,18 @@ if __name__ == "__main__":  # ``python -m zeromem_cli.plain [--write]``
 # edit below. Compiled with the package, they cost nothing at start-up; a test fails
 # when they drift from the classes. --
 INITS: dict[str, Callable[..., None]] = {}
+
+
+def _init_StoreOptions(  # type: ignore[no-untyped-def]
+    self, db, user, agent, session
+):
+    _set(self, "db", db)
+    _set(self, "user", user)
+    _set(self, "agent", agent)
+    _set(self, "session", session)
+
+
+INITS["cli.options.StoreOptions"] = _init_StoreOptions
 
 
 def _init_Setting(  # type: ignore[no-untyped-def]

@@ -17,7 +17,7 @@ import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, Optional, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Optional, TypeVar
 
 import typer
 
@@ -25,6 +25,7 @@ from zeromem_cli.cli import render
 from zeromem_cli.cli.render import OutputFormat
 from zeromem_cli.config import Config
 from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.plain import FrozenRecord
 
 SCOPE_PANEL = "Database and scope"
 
@@ -90,7 +91,7 @@ def settings() -> Config:
     return config
 
 
-class StoreOptions(NamedTuple):
+class StoreOptions(FrozenRecord):
     """Which store and scope a command works on: ``--db``, ``--user``, ``--agent``,
     ``--session`` (or their environment variables)."""
 
