@@ -38,6 +38,7 @@ from zeromem_cli.text.query import (
     Term,
     expand_terms,
 )
+from zeromem_cli.text.spelling import spelling_variants
 from zeromem_cli.times import from_iso
 
 
@@ -283,10 +284,12 @@ class _WordTest:
         self.tests: list[tuple[tuple[str, ...], frozenset[str]]] = []
         for word in map(fold, words):
             forms = tuple(IRREGULAR_FORMS.get(word, ()))
+            spellings = spelling_variants(word)
             if len(word) >= PREFIX_MIN_LENGTH or not word.isascii():
-                self.tests.append(((_crude_stem(word), *forms), frozenset()))
+                stems = (_crude_stem(word), *map(_crude_stem, spellings))
+                self.tests.append(((*stems, *forms), frozenset()))
             else:  # short words must be whole words: "art" is not in "start"
-                self.tests.append((forms, frozenset((word, _crude_stem(word)))))
+                self.tests.append((forms, frozenset((word, _crude_stem(word), *spellings))))
         self.needs_tokens = any(whole for _, whole in self.tests)
 
     def __call__(self, row: sqlite3.Row) -> list[bool]:

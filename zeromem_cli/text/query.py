@@ -11,7 +11,9 @@ Each Latin word also brings:
   ``configuration``; a memory with the exact word matches both and ranks above one matching
   only the prefix;
 - the other forms of an irregular English verb (``go`` -> ``went``, ``gone``), which the
-  porter stemmer in the index cannot connect.
+  porter stemmer in the index cannot connect;
+- its other British / American spelling (``colour`` -> ``color``, ``organise`` ->
+  ``organize``: ``spelling``), with its own prefix variant.
 
 CJK runs are split at question words and particles, then cut into the overlapping bigrams the
 index holds (``周报发送`` -> ``周报 报发 发送``); a one-character piece is searched as a prefix
@@ -34,6 +36,7 @@ from zeromem_cli.text.lexicon import (
     IRREGULAR_FORMS,
 )
 from zeromem_cli.text.normalize import CJK_RUN, cjk_bigrams, latin_words, normalize
+from zeromem_cli.text.spelling import spelling_variants
 
 # Shortest word that also gets a prefix variant: shorter prefixes match too much.
 PREFIX_MIN_LENGTH = 4
@@ -114,6 +117,10 @@ def expand_terms(words: Sequence[str], *, prefix: bool = True, variants: bool = 
             terms.append(Term(word, prefix=True))
         if variants and latin:
             terms.extend(Term(form) for form in IRREGULAR_FORMS.get(word, ()))
+            for other in spelling_variants(word):  # colour / color
+                terms.append(Term(other))
+                if prefix and len(other) >= PREFIX_MIN_LENGTH:
+                    terms.append(Term(other, prefix=True))
     return list(dict.fromkeys(terms))[:MAX_TERMS]
 
 
