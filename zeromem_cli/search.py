@@ -30,7 +30,7 @@ from zeromem_cli.storage import candidates as storage
 from zeromem_cli.storage.candidates import BM25_WEIGHTS
 from zeromem_cli.storage.window import any_of
 from zeromem_cli.text.lexicon import IRREGULAR_FORMS, MONTHS
-from zeromem_cli.text.normalize import fold, latin_words, normalize
+from zeromem_cli.text.normalize import fold, latin_words, normalize, simplified
 from zeromem_cli.text.query import (
     MAX_TERMS,
     PREFIX_MIN_LENGTH,
@@ -293,8 +293,8 @@ class _WordTest:
         self.needs_tokens = any(whole for _, whole in self.tests)
 
     def __call__(self, row: sqlite3.Row) -> list[bool]:
-        text = " " + fold(
-            " ".join((row["content"], row["tags"], row["category"], row["key"] or ""))
+        text = " " + simplified(
+            fold(" ".join((row["content"], row["tags"], row["category"], row["key"] or "")))
         )
         tokens = set(latin_words(text)) if self.needs_tokens else set()
         return [

@@ -61,7 +61,7 @@ def test_stop_words_are_kept_when_asked() -> None:
         ("我的猫", ["猫"]),  # split at the particle; the weak 我 alone is dropped
         ("日报几点发", ["日报", "发"]),  # a one-character piece stays a term
         ("推荐系统 pytorch", ["pytorch", "推荐", "荐系", "系统"]),  # Latin words first
-        ("会議はどこですか", ["会議", "議は"]),  # Japanese question words split too
+        ("会議はどこですか", ["会议", "议は"]),  # Japanese question words split too (議 folds)
     ],
 )
 def test_cjk_runs_are_split_at_function_words_and_cut_into_bigrams(

@@ -35,7 +35,7 @@ from zeromem_cli.text.lexicon import (
     ENGLISH_STOP_WORDS,
     IRREGULAR_FORMS,
 )
-from zeromem_cli.text.normalize import CJK_RUN, cjk_bigrams, latin_words, normalize
+from zeromem_cli.text.normalize import CJK_RUN, cjk_bigrams, latin_words, normalize, simplified
 from zeromem_cli.text.spelling import spelling_variants
 
 # Shortest word that also gets a prefix variant: shorter prefixes match too much.
@@ -93,6 +93,8 @@ def query_terms(text: str, *, drop_stop_words: bool = True) -> list[str]:
         terms.append(word)
     runs = CJK_RUN.findall(normal)
     if runs:
+        normal = simplified(normal)  # as the index holds them: 會議 -> 会议
+        runs = [simplified(run) for run in runs]
         # Only the stop phrases the text holds can split one of its runs.
         phrases = [phrase for phrase in CHINESE_STOP_PHRASES if phrase in normal]
         for run in runs:
