@@ -197,11 +197,20 @@ def print_locomo(
 # -- Chinese --------------------------------------------------------------------------------
 
 
-def chinese_scores(workdir: Path) -> dict[str, float] | None:
-    data = load_chinese()
+ZH_VARIANTS = REPO / "benchmarks" / "zh_variants_eval.json"
+
+
+def chinese_scores(
+    workdir: Path, path: Path | None = None, point: str | None = None
+) -> dict[str, float] | None:
+    """hit@1, hit@3, MRR of the Chinese set (``path``: another file of the same format;
+    ``point``: only its queries testing that point)."""
+    data = load_chinese(path)
     if data is None:
         return None
-    with _fast(MemoryStore(workdir / "zh.db")) as store:
+    if point is not None:
+        data.queries = [q for q in data.queries if q.get("point") == point]
+    with _fast(MemoryStore(workdir / f"zh-{point}.db")) as store:
         ids: dict[int, str] = {}
         for memory in data.memories:
             added = store.add(
@@ -220,12 +229,13 @@ def chinese_scores(workdir: Path) -> dict[str, float] | None:
     return {"queries": n, "hit@1": hit1 / n, "hit@3": hit3 / n, "MRR": reciprocal / n}
 
 
-def print_chinese(scores: dict[str, float]) -> None:
-    print(f"{'queries':>8}{'hit@1':>8}{'hit@3':>8}{'MRR':>8}")
-    print("-" * 32)
+def print_chinese(scores: dict[str, float], name: str = "", header: bool = True) -> None:
+    if header:
+        print(f"{'set':<26}{'queries':>8}{'hit@1':>8}{'hit@3':>8}{'MRR':>8}   target hit@3")
+        print("-" * 72)
     print(
-        f"{int(scores['queries']):>8}{scores['hit@1']:>8.3f}{scores['hit@3']:>8.3f}"
-        f"{scores['MRR']:>8.3f}"
+        f"{name:<26}{int(scores['queries']):>8}{scores['hit@1']:>8.3f}{scores['hit@3']:>8.3f}"
+        f"{scores['MRR']:>8.3f}   1.00"
     )
 
 
@@ -380,7 +390,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if scores is None:
             print("  skipped: zh_memory_eval.json not found under ../shared/datasets")
         else:
-            print_chinese(scores)
+            print_chinese(scores, "public set")
+        for point in ("traditional", "split-word", "proper-name"):
+            own = chinese_scores(workdir, ZH_VARIANTS, point)
+            if own is not None and own["queries"]:
+                print_chinese(own, f"variants: {point}", header=False)
     if not args.no_speed:
         print()
         count = args.memories or (2_000 if args.quick else 100_000)

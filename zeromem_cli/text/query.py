@@ -67,18 +67,31 @@ def _split_cjk_run(run: str, phrases: Sequence[str] = CHINESE_STOP_PHRASES) -> l
     return [p for p in split if not (len(p) == 1 and p in CJK_WEAK_CHARACTERS)]
 
 
-class Term(FrozenRecord):
-    """One search term: the text FTS5 sees and how it may match."""
+# How many index tokens may lie between the two characters of a split CJK word (``Term.near``).
+NEAR_DISTANCE = 3
 
-    __slots__ = ("text", "prefix")
+
+class Term(FrozenRecord):
+    """One search term: the text FTS5 sees and how it may match.
+
+    ``near``: a two-character CJK word whose characters may stand apart (开会 in 开季度会议):
+    each character as a prefix, within ``NEAR_DISTANCE`` tokens. Such a term is a variant
+    (``prefix`` is set too), so the exact-forms probes leave it out."""
+
+    __slots__ = ("text", "prefix", "near")
     text: str
     prefix: bool
+    near: bool
 
-    def __init__(self, text: str, prefix: bool = False) -> None:
+    def __init__(self, text: str, prefix: bool = False, near: bool = False) -> None:
         object.__setattr__(self, "text", text)
-        object.__setattr__(self, "prefix", prefix)
+        object.__setattr__(self, "prefix", prefix or near)
+        object.__setattr__(self, "near", near)
 
     def expression(self) -> str:
+        if self.near:
+            first, second = (quote(char) + "*" for char in self.text)
+            return f"NEAR({first} {second}, {NEAR_DISTANCE})"
         return quote(self.text) + ("*" if self.prefix else "")
 
 
@@ -115,6 +128,8 @@ def expand_terms(words: Sequence[str], *, prefix: bool = True, variants: bool = 
         # A lone CJK character is indexed only as the start of its bigrams (and alone at the
         # end of a run): as a prefix it finds every occurrence (see text.cjk_grams).
         terms.append(Term(word, prefix=not latin and len(word) == 1))
+        if prefix and not latin and len(word) == 2 and word[0] != word[1]:
+            terms.append(Term(word, near=True))  # its characters apart: 开会 in 开季度会议
         if prefix and latin and len(word) >= PREFIX_MIN_LENGTH and not word.isdigit():
             terms.append(Term(word, prefix=True))
         if variants and latin:
