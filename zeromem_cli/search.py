@@ -112,10 +112,13 @@ def run_search(
     limit: int,
     filters: Filters,
     ranking: Ranking = DEFAULT_RANKING,
+    as_of: datetime | None = None,
 ) -> list[tuple[sqlite3.Row, float]]:
     """The best ``limit`` memories for ``query`` as (row, score) pairs, best first.
 
-    sqlite3 errors propagate for the store to map.
+    ``as_of``: the moment the question is asked from (default ``now``): dates it names
+    ("last week", "yesterday") and recency are reckoned from it; which memories are visible
+    (expiry) is still decided by ``now``. sqlite3 errors propagate for the store to map.
     """
     match = query.match(prefix=ranking.prefix, variants=ranking.variants)
     if not match or not match.strip():
@@ -132,9 +135,10 @@ def run_search(
         )
     if len(ranked) < candidates:  # too few hold every word: rank every memory holding any
         ranked = storage.ranked(conn, scope, now, match, filters, candidates, words=groups)
-    hint = date_hint(query.text, now)
+    asked = as_of or now
+    hint = date_hint(query.text, asked)
     words = list(query.content) if ranking.coverage else []
-    return _rescored(ranked, now, ranking, hint, words, filters, limit)
+    return _rescored(ranked, asked, ranking, hint, words, filters, limit)
 
 
 def run_fts_search(

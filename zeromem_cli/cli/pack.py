@@ -12,6 +12,7 @@ import typer
 from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
     AgentOption,
+    AsOfOption,
     CategoryOption,
     DbOption,
     SessionOption,
@@ -81,6 +82,7 @@ def pack(
     tag: TagOption = None,
     since: SinceOption = None,
     until: UntilOption = None,
+    as_of: AsOfOption = None,
     no_touch: Annotated[
         bool, typer.Option("--no-touch", help="Do not record an access of the packed memories.")
     ] = False,
@@ -154,6 +156,7 @@ def pack(
             pinned_share=(
                 pinned_share if pinned_share is not None else config.get("pack.pinned_share")
             ),
+            as_of=parse_since(as_of, now) if as_of else None,
         )
         record_operation(
             store,

@@ -6,6 +6,7 @@ import typer
 
 from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
+    AsOfOption,
     CategoryOption,
     FormatOption,
     IncludeExpiredOption,
@@ -42,6 +43,7 @@ def search(
     fts: Annotated[
         bool, typer.Option("--fts", help="QUERY is a raw FTS5 expression (power users).")
     ] = False,
+    as_of: AsOfOption = None,
     fmt: FormatOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -64,7 +66,11 @@ def search(
     )
     with where.open() as store:
         hits = store.search(
-            text, limit=limit or settings().get("search.limit"), filters=filters, fts=fts
+            text,
+            limit=limit or settings().get("search.limit"),
+            filters=filters,
+            fts=fts,
+            as_of=parse_since(as_of, now) if as_of else None,
         )
         # Results only: the token figure `stats` reports is pack's; counting here would load
         # the tokenizer on every search.
