@@ -34,10 +34,19 @@ def test_last_week_is_the_week_before_the_question(tmp_path: Path) -> None:
 
 
 def test_pack_reckons_from_the_question_date_too(tmp_path: Path) -> None:
-    store, then, later = _store(tmp_path)
-    with store:
-        result = store.pack("hiking last week", budget=200, as_of=ASKED, touch=False)
-        assert result.memories[0].id == then
+    with MemoryStore(tmp_path / "m.db", clock=lambda: TODAY) as store:
+        then = store.write(
+            "went hiking at Mount Tam with Sam",
+            created_at=datetime(2023, 5, 20, tzinfo=timezone.utc),
+        ).memory.id
+        recent = store.write(
+            "hiking boots: the laces need replacing soon",
+            created_at=datetime(2026, 2, 27, tzinfo=timezone.utc),
+        ).memory.id
+        now_first = store.pack("hiking last week", budget=200, touch=False).memories
+        asked_first = store.pack("hiking last week", budget=200, as_of=ASKED, touch=False).memories
+        assert [m.id for m in now_first] == [recent, then]
+        assert [m.id for m in asked_first] == [then, recent]
 
 
 def test_as_of_does_not_hide_or_reveal_memories(tmp_path: Path) -> None:
