@@ -24,6 +24,7 @@ from benchmarks.plain_fts import PlainIndex
 from benchmarks.plain_pack import greedy_pack
 from zeromem_cli import MemoryStore
 from zeromem_cli.models import Memory
+from zeromem_cli.search import Ranking
 
 TURN_KS = (1, 5, 10, 20)
 SESSION_KS = (1, 5, 10)
@@ -39,7 +40,11 @@ def _session_hits(sessions: list[str], wanted: set[str]) -> dict[int, float]:
 
 
 def evaluate(
-    haystacks: Sequence[Haystack], *, per_session: bool = False, tokenizer: str = "approx"
+    haystacks: Sequence[Haystack],
+    *,
+    per_session: bool = False,
+    tokenizer: str = "approx",
+    rankings: dict[str, Ranking] | None = None,
 ) -> dict[str, dict[str, list[dict[str, float]]]]:
     """{system: {question type: [metrics of one question]}}; each metrics dict also carries
     ``held_out`` (1.0 or 0.0)."""
@@ -77,6 +82,26 @@ def evaluate(
             )
             plain = PlainIndex([t.memory_text for t in stack.turns])
             try:
+                for name, ranking in (rankings or {}).items():
+                    found = [
+                        position[m.id]
+                        for m in store.search(stack.question, limit=SEARCH_DEPTH, ranking=ranking)
+                        if m.id in position
+                    ]
+                    extra = {
+                        f"turn R@{k}": len(answers & set(found[:k])) / len(answers) for k in TURN_KS
+                    }
+                    extra.update(
+                        {
+                            f"session hit@{k}": v
+                            for k, v in _session_hits(
+                                [session_of[i] for i in found], stack.answer_sessions
+                            ).items()
+                        }
+                    )
+                    extra["pack@1000"] = 0.0
+                    extra["held_out"] = float(held_out(stack.question_id))
+                    out.setdefault(name, defaultdict(list))[stack.question_type].append(extra)
                 zm_ranked = [
                     position[m.id]
                     for m in store.search(stack.question, limit=SEARCH_DEPTH)
