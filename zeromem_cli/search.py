@@ -41,7 +41,6 @@ from zeromem_cli.text.query import (
 from zeromem_cli.text.spelling import spelling_variants
 from zeromem_cli.times import from_iso
 
-
 # Chosen on the LongMemEval_S dev tuning half only (150/300/600/1200/2500 tried; turn R@10
 # 0.849/0.871/0.881/0.839/0.821): longer than any LoCoMo turn (497), far shorter than the long
 # assistant answers that crowded short turns out.
