@@ -314,13 +314,22 @@ class _WordTest:
         self.needs_tokens = any(whole for _, whole in self.tests)
 
     def __call__(self, row: sqlite3.Row) -> list[bool]:
-        text = " " + simplified(
-            fold(" ".join((row["content"], row["tags"], row["category"], row["key"] or "")))
+        text = " " + fold(
+            " ".join((row["content"], row["tags"], row["category"], row["key"] or ""))
         )
         tokens = set(latin_words(text)) if self.needs_tokens else set()
-        return [
+        found = [
             not tokens.isdisjoint(whole) or any(needle in text for needle in needles)
             for needles, whole in self.tests
+        ]
+        if all(found) or text.isascii():
+            return found
+        # Traditional characters fold to simplified (as in the index) only when a word was
+        # missed: most candidates hold them as written, and folding each costs.
+        text = simplified(text)
+        return [
+            hit or any(needle in text for needle in needles)
+            for hit, (needles, _) in zip(found, self.tests, strict=True)
         ]
 
 

@@ -41,25 +41,3 @@ def test_tags_and_keys_fold_too(tmp_path: Path) -> None:
         store.add("每週五下午", key="週報時間")
         store.add("别的东西")
         assert store.search("周报时间")[0].content == "每週五下午"
-
-
-def test_a_two_character_word_is_found_with_its_characters_apart(tmp_path: Path) -> None:
-    with MemoryStore(tmp_path / "m.db") as store:
-        apart = store.add("周三下午开季度会议").id
-        also_apart = store.add("每周一早上开项目例会").id
-        store.add("会计报表月底前提交")
-        store.add("开车去机场要一个小时")
-        assert {m.id for m in store.search("开会")} == {apart, also_apart}
-
-
-def test_the_word_itself_outranks_its_characters_apart(tmp_path: Path) -> None:
-    with MemoryStore(tmp_path / "m.db") as store:
-        apart = store.add("周三下午开季度会议").id
-        together = store.add("明天开会讨论").id
-        assert [m.id for m in store.search("开会")] == [together, apart]
-
-
-def test_characters_far_apart_do_not_match(tmp_path: Path) -> None:
-    with MemoryStore(tmp_path / "m.db") as store:
-        store.add("开车去机场路上顺便买了很多东西回来再说会")
-        assert store.search("开会") == []

@@ -107,9 +107,8 @@ def test_an_irregular_verb_brings_its_other_forms() -> None:
 
 def test_a_lone_cjk_character_is_searched_as_a_prefix() -> None:
     assert expand_terms(["猫"]) == [Term("猫", prefix=True)]
-    # A bigram is exact, never a prefix; its characters apart are a separate NEAR term.
-    assert expand_terms(["周报"]) == [Term("周报"), Term("周报", near=True)]
-    assert expand_terms(["周报"], prefix=False) == [Term("周报")]
+    assert expand_terms(["周报"]) == [Term("周报")]  # a bigram is exact, never a prefix
+    assert Term("周报", near=True).expression() == 'NEAR("周"* "报"*, 3)'
 
 
 def test_a_runaway_query_is_cut_to_max_terms() -> None:

@@ -128,8 +128,9 @@ def expand_terms(words: Sequence[str], *, prefix: bool = True, variants: bool = 
         # A lone CJK character is indexed only as the start of its bigrams (and alone at the
         # end of a run): as a prefix it finds every occurrence (see text.cjk_grams).
         terms.append(Term(word, prefix=not latin and len(word) == 1))
-        if prefix and not latin and len(word) == 2 and word[0] != word[1]:
-            terms.append(Term(word, near=True))  # its characters apart: 开会 in 开季度会议
+        # A ``Term(word, near=True)`` here would find a two-character word with its characters
+        # apart (开会 in 开季度会议), but it cost Chinese queries +77% CPU at p50 on the 10k
+        # synthetic store: not enabled until it can be limited to standalone words.
         if prefix and latin and len(word) >= PREFIX_MIN_LENGTH and not word.isdigit():
             terms.append(Term(word, prefix=True))
         if variants and latin:
