@@ -109,3 +109,83 @@ def load_chinese(path: Path | None = None) -> ChineseSet | None:
         return None
     data = json.loads(path.read_text(encoding="utf-8"))
     return ChineseSet(memories=data["memories"], queries=data["queries"])
+
+
+# -- LongMemEval_S ----------------------------------------------------------------------------
+
+
+@dataclass
+class HaystackTurn:
+    session_id: str
+    role: str
+    content: str
+    when: datetime  # the session's date, UTC
+    has_answer: bool
+
+    @property
+    def memory_text(self) -> str:
+        return f"{self.role}: {self.content}"
+
+
+@dataclass
+class Haystack:
+    """One LongMemEval question with its own haystack of chat sessions."""
+
+    question_id: str
+    question_type: str
+    question: str
+    asked: datetime  # the question's date: "now" for the search
+    answer_sessions: set[str]
+    turns: list[HaystackTurn] = field(default_factory=list)
+
+
+def _lme_time(text: str) -> datetime:
+    # "2023/05/30 (Tue) 10:18"
+    return datetime.strptime(re.sub(r"\s*\(\w+\)\s*", " ", text.strip()), "%Y/%m/%d %H:%M").replace(
+        tzinfo=timezone.utc
+    )
+
+
+def load_longmemeval(path: Path | None = None) -> list[Haystack] | None:
+    """The LongMemEval_S dev questions that have an answer turn (abstentions are skipped)."""
+    import gzip
+
+    path = path or DATASETS / "longmemeval_s_dev100.json.gz"
+    if not path.is_file():
+        return None
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        data = json.load(handle)
+    haystacks = []
+    for item in data:
+        stack = Haystack(
+            question_id=str(item["question_id"]),
+            question_type=str(item["question_type"]),
+            question=str(item["question"]),
+            asked=_lme_time(item["question_date"]),
+            answer_sessions=set(item["answer_session_ids"]),
+        )
+        for sid, date, session in zip(
+            item["haystack_session_ids"],
+            item["haystack_dates"],
+            item["haystack_sessions"],
+            strict=True,
+        ):
+            when = _lme_time(date)
+            for turn in session:
+                stack.turns.append(
+                    HaystackTurn(
+                        sid, turn["role"], turn["content"], when, bool(turn.get("has_answer"))
+                    )
+                )
+        if any(t.has_answer for t in stack.turns):
+            haystacks.append(stack)
+    return haystacks
+
+
+def held_out(key: str) -> bool:
+    """The fixed tuning / held-out split (chosen before any held-out figure was seen): a
+    question is held out when the first byte of the SHA-1 of its key is odd. Keys are
+    "<sample_id>:<question number>" for LoCoMo and the question id for LongMemEval."""
+    import hashlib
+
+    return hashlib.sha1(key.encode("utf-8")).digest()[0] % 2 == 1

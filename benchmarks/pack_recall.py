@@ -23,7 +23,9 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from benchmarks.datasets import Conversation, load_chinese, load_locomo
+from benchmarks.datasets import CATEGORY_NAMES, Conversation, held_out, load_chinese, load_locomo
+from benchmarks.plain_fts import PlainIndex
+from benchmarks.plain_pack import greedy_pack
 from zeromem_cli import MemoryStore
 from zeromem_cli.pack.format import Formatter, plain_content
 from zeromem_cli.pack.tokens import get_tokenizer
@@ -34,7 +36,7 @@ REFERENCE = {"bm25": (0.506, 0.588, 0.654, 0.724), "recency": (0.004, 0.015, 0.0
 
 
 def index_conversation(
-    conv: Conversation, path: Path, session: str | None = "locomo"
+    conv: Conversation, path: Path, session: str | None = "locomo", per_session: bool = False
 ) -> tuple[MemoryStore, dict[int, str]]:
     """A store holding one memory per turn; returns it and memory id -> dia_id.
 
@@ -50,6 +52,7 @@ def index_conversation(
             meta={"dia_id": turn.dia_id},
             allow_duplicate=True,
             category="chat",
+            **({"session": turn.dia_id.split(":")[0]} if per_session else {}),
         ).memory
         ids[memory.id] = turn.dia_id
     return store, ids
@@ -77,17 +80,36 @@ def locomo_recall(
     max_questions: int = 0,
     session: str | None = "locomo",
     pool: int | None = None,
+    per_session: bool = False,
 ) -> dict:
-    pack_hits = {b: [] for b in budgets}
-    recent_hits = {b: [] for b in budgets}
+    """Evidence recall per budget of pack, of the newest turns, and of plain BM25 hits
+    (``benchmarks.plain_fts``, same turns, same run) packed greedily; plus one row per
+    question (category, held-out flag, recall per system at each budget) for the table."""
+    pack_hits: dict[int, list[float]] = {b: [] for b in budgets}
+    recent_hits: dict[int, list[float]] = {b: [] for b in budgets}
+    plain_hits: dict[int, list[float]] = {b: [] for b in budgets}
+    rows: list[dict] = []
     with tempfile.TemporaryDirectory() as folder:
         for number, conv in enumerate(convs):
-            store, dia = index_conversation(conv, Path(folder) / f"c{number}.db", session)
+            store, dia = index_conversation(
+                conv,
+                Path(folder) / f"c{number}.db",
+                "question" if per_session else session,
+                per_session,
+            )
             recent = {b: {dia[i] for i in recency_baseline(store, b, tokenizer)} for b in budgets}
+            by_dia = {m.meta["dia_id"]: m for m in store.list(limit=None)}
+            index = PlainIndex([t.memory_text for t in conv.turns])
             questions = conv.questions[:max_questions] if max_questions else conv.questions
-            for q in questions:
+            for qnum, q in enumerate(questions):
                 if q.category == 5 or not q.evidence:
                     continue
+                wanted = set(q.evidence)
+                plain_order = [by_dia[conv.turns[i].dia_id] for i in index.search(q.question, 200)]
+                row: dict = {
+                    "category": q.category,
+                    "held_out": held_out(f"{conv.sample_id}:{qnum}"),
+                }
                 for b in budgets:
                     options = {} if pool is None else {"pool": pool}
                     result = store.pack(
@@ -95,14 +117,51 @@ def locomo_recall(
                     )
                     got = {dia[m.id] for m in result.memories}
                     assert result.tokens <= b
-                    pack_hits[b].append(len(got & set(q.evidence)) / len(q.evidence))
-                    recent_hits[b].append(len(recent[b] & set(q.evidence)) / len(q.evidence))
+                    plain_got = {dia[i] for i in greedy_pack(plain_order, b, tokenizer)}
+                    row[("pack", b)] = len(got & wanted) / len(wanted)
+                    row[("plain", b)] = len(plain_got & wanted) / len(wanted)
+                    pack_hits[b].append(row[("pack", b)])
+                    plain_hits[b].append(row[("plain", b)])
+                    recent_hits[b].append(len(recent[b] & wanted) / len(wanted))
+                rows.append(row)
+            index.close()
             store.close()
     return {
         "questions": len(pack_hits[budgets[0]]),
         "pack": [statistics.fmean(pack_hits[b]) for b in budgets],
         "recency": [statistics.fmean(recent_hits[b]) for b in budgets],
+        "plain": [statistics.fmean(plain_hits[b]) for b in budgets],
+        "rows": rows,
     }
+
+
+PACK_TARGET_1000 = 0.82  # issue 19's floor, categories 1-4, budget 1000
+
+
+def print_categories(rows: list[dict], budget: int) -> None:
+    """Pack recall at ``budget`` per part and category, beside plain BM25 packed greedily."""
+    print(f"\nLoCoMo pack recall at {budget} tokens per category ('<': below plain)")
+    print(f"{'part':<9}{'category':<16}{'n':>6}{'pack':>8}{'plain':>8}   target")
+    for part in ("tuning", "held-out", "all"):
+        for name, cats in [
+            *((f"{c} {CATEGORY_NAMES[c]}", (c,)) for c in (1, 2, 3, 4)),
+            ("overall 1-4", (1, 2, 3, 4)),
+        ]:
+            chosen = [
+                r
+                for r in rows
+                if r["category"] in cats
+                and (part == "all" or r["held_out"] == (part == "held-out"))
+            ]
+            if not chosen:
+                continue
+            mine = statistics.fmean(r[("pack", budget)] for r in chosen)
+            base = statistics.fmean(r[("plain", budget)] for r in chosen)
+            target = (
+                f"{PACK_TARGET_1000:.2f}" if name.startswith("overall") and budget == 1000 else ""
+            )
+            mark = " <" if mine < base - 1e-9 else "  "
+            print(f"{part:<9}{name:<16}{len(chosen):>6}{mine:>8.3f}{base:>8.3f}{mark} {target}")
 
 
 _WORDS = (
@@ -192,6 +251,11 @@ def main(argv: list[str] | None = None) -> dict:
         default=",".join(map(str, BUDGETS)),
         help="comma-separated budgets (the hooks' default prompt budget is 300)",
     )
+    parser.add_argument(
+        "--per-session",
+        action="store_true",
+        help="each LoCoMo session in its own session scope, questions from a new session",
+    )
     parser.add_argument("--pool", type=int, default=None, help="search hits pack starts from")
     args = parser.parse_args(argv)
     budgets = tuple(int(b) for b in args.budgets.split(","))
@@ -203,7 +267,13 @@ def main(argv: list[str] | None = None) -> dict:
         convs = convs[:1] if args.quick else convs
         session = None if args.no_session else "locomo"
         recall = locomo_recall(
-            convs, budgets, args.tokenizer, 40 if args.quick else 0, session, args.pool
+            convs,
+            budgets,
+            args.tokenizer,
+            40 if args.quick else 0,
+            session,
+            args.pool,
+            args.per_session,
         )
         out["recall"] = recall
         print(
@@ -212,15 +282,18 @@ def main(argv: list[str] | None = None) -> dict:
             + ("no session" if args.no_session else "one session per conversation")
             + (f", pool {args.pool}" if args.pool else "")
         )
-        print("budget   pack   recency   | reference: bm25  recency")
+        print("budget   pack   plain  recency   | reference: bm25  recency")
         for i, b in enumerate(budgets):
             known = b in BUDGETS
             bm25 = f"{REFERENCE['bm25'][BUDGETS.index(b)]:.3f}" if known else "  -  "
             recent = f"{REFERENCE['recency'][BUDGETS.index(b)]:.3f}" if known else "  -  "
             print(
-                f"{b:>6}  {recall['pack'][i]:.3f}    {recall['recency'][i]:.3f}   |"
+                f"{b:>6}  {recall['pack'][i]:.3f}  {recall['plain'][i]:.3f}    "
+                f"{recall['recency'][i]:.3f}   |"
                 f"            {bm25}    {recent}"
             )
+        if 1000 in budgets:
+            print_categories(recall["rows"], 1000)
     count = 300 if args.quick else 100_000
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "s.db" if args.quick else CACHE / f"synthetic-{count}.db"

@@ -28,7 +28,16 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from benchmarks.datasets import CATEGORY_NAMES, REPO, Conversation, load_chinese, load_locomo
+from benchmarks.datasets import (
+    CATEGORY_NAMES,
+    REPO,
+    Conversation,
+    held_out,
+    load_chinese,
+    load_locomo,
+    load_longmemeval,
+)
+from benchmarks.plain_fts import PlainIndex
 from zeromem_cli import MemoryStore
 from zeromem_cli.search import Ranking
 from zeromem_cli.text.lexicon import ENGLISH_STOP_WORDS
@@ -70,19 +79,48 @@ def locomo_recall(
     ranking: Ranking | None = None,
 ) -> dict[int, list[dict[int, float]]]:
     """Per category, one {k: recall} per question with evidence."""
-    results: dict[int, list[dict[int, float]]] = defaultdict(list)
+    return locomo_compare(conversations, stores, max_questions, ranking, plain=False)["zeromem"]
+
+
+def locomo_compare(
+    conversations: Sequence[Conversation],
+    stores: Sequence[MemoryStore],
+    max_questions: int | None = None,
+    ranking: Ranking | None = None,
+    *,
+    plain: bool = True,
+) -> dict[str, dict[int, list[dict[int, float]]]]:
+    """{system: {category: [{k: recall, HELD: 0/1}]}} for zeromem and the plain FTS5 index
+    (``benchmarks.plain_fts``) built from the same turns in the same run."""
+    results: dict[str, dict[int, list[dict[int, float]]]] = {
+        "zeromem": defaultdict(list),
+        "plain": defaultdict(list),
+    }
     for conv, store in zip(conversations, stores, strict=True):
         questions = conv.questions[:max_questions] if max_questions else conv.questions
-        for question in questions:
+        index = PlainIndex([t.memory_text for t in conv.turns]) if plain else None
+        for number, question in enumerate(questions):
             if not question.evidence:
                 continue
-            hits = store.search(question.question, limit=max(KS), ranking=ranking)
-            found = [h.meta.get("dia_id") for h in hits]
             wanted = set(question.evidence)
-            results[question.category].append(
-                {k: len(wanted & set(found[:k])) / len(wanted) for k in KS}
-            )
+            flag = float(held_out(f"{conv.sample_id}:{number}"))
+            hits = store.search(question.question, limit=max(KS), ranking=ranking)
+            ranked = {"zeromem": [h.meta.get("dia_id") for h in hits]}
+            if index is not None:
+                ranked["plain"] = [
+                    conv.turns[i].dia_id for i in index.search(question.question, max(KS))
+                ]
+            for system, found in ranked.items():
+                row: dict[int, float] = {k: len(wanted & set(found[:k])) / len(wanted) for k in KS}
+                row[HELD] = flag
+                results[system][question.category].append(row)
+        if index is not None:
+            index.close()
     return results
+
+
+HELD = -1  # key of the held-out flag in a result row
+LOCOMO_TARGET_R10 = 0.72  # issue 19's floor, categories 1-4
 
 
 ABLATIONS = {
@@ -118,31 +156,61 @@ def print_ablation(conversations: Sequence[Conversation], stores: Sequence[Memor
         print(f"{name:<28}{cells}")
 
 
-def print_locomo(results: dict[int, list[dict[int, float]]]) -> None:
-    header = f"{'category':<16}{'n':>6}" + "".join(f"{'R@' + str(k):>8}" for k in KS)
+def print_locomo(
+    results: dict[int, list[dict[int, float]]],
+    plain: dict[int, list[dict[int, float]]] | None = None,
+) -> None:
+    """Recall@k per part (tuning / held-out / all) and category, zeromem beside plain R@10
+    and the target ('<' marks zeromem below plain)."""
+    header = f"{'part':<9}{'category':<16}{'n':>6}" + "".join(f"{'R@' + str(k):>8}" for k in KS)
+    if plain is not None:
+        header += f"{'plain R@10':>12}{'target':>8}"
     print(header)
     print("-" * len(header))
 
-    def line(name: str, rows: list[dict[int, float]]) -> None:
+    def line(part: str, name: str, categories: Sequence[int], target: str = "") -> None:
+        def pick(source: dict[int, list[dict[int, float]]]) -> list[dict[int, float]]:
+            return [
+                r
+                for c in categories
+                for r in source.get(c, [])
+                if part == "all" or r[HELD] == (part == "held-out")
+            ]
+
+        rows = pick(results)
         if not rows:
             return
         cells = "".join(f"{statistics.fmean(r[k] for r in rows):>8.3f}" for k in KS)
-        print(f"{name:<16}{len(rows):>6}{cells}")
+        if plain is not None:
+            base = statistics.fmean(r[10] for r in pick(plain))
+            mine = statistics.fmean(r[10] for r in rows)
+            cells += f"{base:>10.3f}{' <' if mine < base - 1e-9 else '  '}{target:>8}"
+        print(f"{part:<9}{name:<16}{len(rows):>6}{cells}")
 
-    for category in (1, 2, 3, 4):
-        line(f"{category} {CATEGORY_NAMES[category]}", results.get(category, []))
-    line("overall 1-4", [r for c in (1, 2, 3, 4) for r in results.get(c, [])])
-    line(f"5 {CATEGORY_NAMES[5]}", results.get(5, []))
+    for part in ("tuning", "held-out", "all"):
+        for category in (1, 2, 3, 4):
+            line(part, f"{category} {CATEGORY_NAMES[category]}", [category])
+        line(part, "overall 1-4", (1, 2, 3, 4), f"{LOCOMO_TARGET_R10:.2f}")
+        line(part, f"5 {CATEGORY_NAMES[5]}", [5])
 
 
 # -- Chinese --------------------------------------------------------------------------------
 
 
-def chinese_scores(workdir: Path) -> dict[str, float] | None:
-    data = load_chinese()
+ZH_VARIANTS = REPO / "benchmarks" / "zh_variants_eval.json"
+
+
+def chinese_scores(
+    workdir: Path, path: Path | None = None, point: str | None = None
+) -> dict[str, float] | None:
+    """hit@1, hit@3, MRR of the Chinese set (``path``: another file of the same format;
+    ``point``: only its queries testing that point)."""
+    data = load_chinese(path)
     if data is None:
         return None
-    with _fast(MemoryStore(workdir / "zh.db")) as store:
+    if point is not None:
+        data.queries = [q for q in data.queries if q.get("point") == point]
+    with _fast(MemoryStore(workdir / f"zh-{point}.db")) as store:
         ids: dict[int, str] = {}
         for memory in data.memories:
             added = store.add(
@@ -161,12 +229,13 @@ def chinese_scores(workdir: Path) -> dict[str, float] | None:
     return {"queries": n, "hit@1": hit1 / n, "hit@3": hit3 / n, "MRR": reciprocal / n}
 
 
-def print_chinese(scores: dict[str, float]) -> None:
-    print(f"{'queries':>8}{'hit@1':>8}{'hit@3':>8}{'MRR':>8}")
-    print("-" * 32)
+def print_chinese(scores: dict[str, float], name: str = "", header: bool = True) -> None:
+    if header:
+        print(f"{'set':<26}{'queries':>8}{'hit@1':>8}{'hit@3':>8}{'MRR':>8}   target hit@3")
+        print("-" * 72)
     print(
-        f"{int(scores['queries']):>8}{scores['hit@1']:>8.3f}{scores['hit@3']:>8.3f}"
-        f"{scores['MRR']:>8.3f}"
+        f"{name:<26}{int(scores['queries']):>8}{scores['hit@1']:>8.3f}{scores['hit@3']:>8.3f}"
+        f"{scores['MRR']:>8.3f}   1.00"
     )
 
 
@@ -267,6 +336,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--ablation", action="store_true", help="Also LoCoMo with each ranking feature off."
     )
     parser.add_argument(
+        "--no-longmemeval", action="store_true", help="Skip LongMemEval_S (the slowest part)."
+    )
+    parser.add_argument(
+        "--per-session",
+        action="store_true",
+        help="LongMemEval: each haystack session in its own session scope, asked from a new one.",
+    )
+    parser.add_argument(
         "--memories", type=int, default=None, help="Size of the speed DB (100000; quick: 2000)."
     )
     args = parser.parse_args(argv)
@@ -281,7 +358,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 conversations = conversations[:1]
             stores = build_locomo(conversations, workdir)
             try:
-                print_locomo(locomo_recall(conversations, stores, 40 if args.quick else None))
+                compared = locomo_compare(conversations, stores, 40 if args.quick else None)
+                print_locomo(compared["zeromem"], compared["plain"])
                 if args.ablation:
                     print()
                     print("LoCoMo categories 1-4, one ranking feature off at a time")
@@ -290,12 +368,33 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for store in stores:
                     store.close()
         print()
+        print(
+            "LongMemEval_S dev: turn recall, session hit, pack recall at 1000 tokens, "
+            + ("each session in its own scope" if args.per_session else "one session scope")
+        )
+        haystacks = None if args.no_longmemeval else load_longmemeval()
+        if haystacks is None:
+            print(
+                "  skipped: longmemeval_s_dev100.json.gz not found under ../shared/datasets"
+                if not args.no_longmemeval
+                else "  skipped (--no-longmemeval)"
+            )
+        else:
+            from benchmarks import longmemeval
+
+            haystacks = haystacks[:2] if args.quick else haystacks
+            longmemeval.print_table(longmemeval.evaluate(haystacks, per_session=args.per_session))
+        print()
         print("Chinese / mixed memories (zh_memory_eval.json)")
         scores = chinese_scores(workdir)
         if scores is None:
             print("  skipped: zh_memory_eval.json not found under ../shared/datasets")
         else:
-            print_chinese(scores)
+            print_chinese(scores, "public set")
+        for point in ("traditional", "split-word", "proper-name"):
+            own = chinese_scores(workdir, ZH_VARIANTS, point)
+            if own is not None and own["queries"]:
+                print_chinese(own, f"variants: {point}", header=False)
     if not args.no_speed:
         print()
         count = args.memories or (2_000 if args.quick else 100_000)

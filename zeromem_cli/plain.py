@@ -467,6 +467,7 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     prefix,
     variants,
     all_words_first,
+    coverage_chars,
 ):
     _set(self, "coverage", coverage)
     _set(self, "date", date)
@@ -478,6 +479,7 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     _set(self, "prefix", prefix)
     _set(self, "variants", variants)
     _set(self, "all_words_first", all_words_first)
+    _set(self, "coverage_chars", coverage_chars)
 
 
 INITS["search.Ranking"] = _init_Ranking
@@ -514,16 +516,6 @@ def _init_Window(  # type: ignore[no-untyped-def]
 
 
 INITS["storage.window.Window"] = _init_Window
-
-
-def _init_Term(  # type: ignore[no-untyped-def]
-    self, text, prefix
-):
-    _set(self, "text", text)
-    _set(self, "prefix", prefix)
-
-
-INITS["text.query.Term"] = _init_Term
 
 
 def _init_SecretMatch(  # type: ignore[no-untyped-def]

@@ -158,8 +158,12 @@ class MemoryStore:
         *,
         fts: bool = False,
         ranking: Ranking | None = None,
+        as_of: datetime | None = None,
     ) -> builtins.list[Memory]:
         """Memories of this scope matching ``query``, best first; ``score`` set (higher is better).
+
+        ``as_of``: when the question is asked (default now): "last Saturday" and recency are
+        reckoned from it.
 
         ``fts=True`` passes ``query`` to FTS5 as the user's own MATCH expression. The query
         processing and ranking live in ``zeromem_cli.search``; ``ranking`` tunes the latter.
@@ -176,7 +180,7 @@ class MemoryStore:
         def run(conn: sqlite3.Connection) -> builtins.list[tuple[sqlite3.Row, float]]:
             if parsed is None:
                 return run_fts_search(conn, self.scope, now, query, **options)
-            return run_search(conn, self.scope, now, parsed, **options)
+            return run_search(conn, self.scope, now, parsed, as_of=as_of, **options)
 
         scored = db.read(self._conn, self.path, run)
         return [memories.to_memory(row, score=score) for row, score in scored]
@@ -215,6 +219,7 @@ class MemoryStore:
         inherit: bool = False,
         pinned_share: float = SETTINGS["pack.pinned_share"].default,
         exclude: Iterable[int] = (),
+        as_of: datetime | None = None,
     ) -> PackResult:
         """The most relevant memories that fit a token budget, formatted for an LLM prompt.
 
@@ -244,6 +249,7 @@ class MemoryStore:
                 inherit=inherit,
                 pinned_share=pinned_share,
                 exclude=exclude,
+                as_of=as_of,
             ),
         )
         if touch and result.memories:

@@ -237,3 +237,25 @@ def test_a_tiny_store_prints_a_nonzero_score(cli: Run) -> None:
     line = cli("search", "weekly report").stdout.strip()
     memory_id, score, category, content = line.split("\t")
     assert float(score) > 0 and content == "Weekly report goes out Fridays 17:00"
+
+
+def test_as_of_resolves_last_week_from_the_given_date(cli: Run, db_path: Path) -> None:
+    with MemoryStore(db_path) as store:
+        then = store.write(
+            "went hiking at Mount Tam", created_at=datetime(2023, 5, 20, tzinfo=timezone.utc)
+        ).memory.id
+        store.write(
+            "went hiking at Mount Tam again", created_at=datetime(2025, 1, 4, tzinfo=timezone.utc)
+        )
+    assert search_ids(cli, "hiking last week", "--as-of", "2023-05-25")[0] == then
+    packed = cli("pack", "hiking last week", "--as-of", "2023-05-25", "--budget", "200")
+    assert packed.exit_code == 0
+    lines = [line for line in packed.stdout.splitlines() if "hiking" in line]
+    assert "again" not in lines[0]  # the memory of the week before 2023-05-25 comes first
+
+
+def test_a_bad_as_of_is_a_one_line_error(cli: Run) -> None:
+    cli("add", "anything")
+    result = cli("search", "anything", "--as-of", "someday")
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1

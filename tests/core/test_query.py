@@ -18,7 +18,15 @@ import pytest
 from zeromem_cli import Filters, MemoryStore
 from zeromem_cli.storage.migrations import FTS_TOKENIZER
 from zeromem_cli.text.normalize import index_text
-from zeromem_cli.text.query import MAX_TERMS, Term, build_match, expand_terms, query_terms, quote
+from zeromem_cli.text.query import (
+    MAX_TERMS,
+    NEAR_DISTANCE,
+    Term,
+    build_match,
+    expand_terms,
+    query_terms,
+    quote,
+)
 
 # -- terms -------------------------------------------------------------------------------------
 
@@ -61,7 +69,7 @@ def test_stop_words_are_kept_when_asked() -> None:
         ("我的猫", ["猫"]),  # split at the particle; the weak 我 alone is dropped
         ("日报几点发", ["日报", "发"]),  # a one-character piece stays a term
         ("推荐系统 pytorch", ["pytorch", "推荐", "荐系", "系统"]),  # Latin words first
-        ("会議はどこですか", ["会議", "議は"]),  # Japanese question words split too
+        ("会議はどこですか", ["会议", "议は"]),  # Japanese question words split too (議 folds)
     ],
 )
 def test_cjk_runs_are_split_at_function_words_and_cut_into_bigrams(
@@ -100,6 +108,7 @@ def test_an_irregular_verb_brings_its_other_forms() -> None:
 def test_a_lone_cjk_character_is_searched_as_a_prefix() -> None:
     assert expand_terms(["猫"]) == [Term("猫", prefix=True)]
     assert expand_terms(["周报"]) == [Term("周报")]  # a bigram is exact, never a prefix
+    assert Term("周报", near=True).expression() == 'NEAR("周"* "报"*, 3)'
 
 
 def test_a_runaway_query_is_cut_to_max_terms() -> None:
@@ -183,8 +192,10 @@ def test_no_input_reaches_match_as_syntax(fts: sqlite3.Connection, query: str) -
     if match is None:  # symbols only: nothing to search, and nothing reaches MATCH
         assert query_terms(query, drop_stop_words=False) == []
         return
-    # Nothing but quoted phrases and ORs: no operator, column filter or bracket of the user's.
-    assert _QUOTED.sub("", match).replace(" OR ", "") == "", match
+    # Nothing but quoted phrases, ORs and our own NEAR groups of two quoted characters (a
+    # split CJK word): no operator, column filter or bracket of the user's.
+    rest = _QUOTED.sub("", match).replace(f"NEAR( , {NEAR_DISTANCE})", "")
+    assert rest.replace(" OR ", "") == "", match
     fts.execute("SELECT rowid FROM t WHERE t MATCH ?", (match,)).fetchall()  # never raises
 
 

@@ -19,7 +19,14 @@ from hypothesis import strategies as st
 
 from zeromem_cli.text import normalize as text
 from zeromem_cli.text import secrets
-from zeromem_cli.text.normalize import _WIDE_TO_ASCII, CJK_RUN, cjk_grams, index_text, normalize
+from zeromem_cli.text.normalize import (
+    _WIDE_TO_ASCII,
+    CJK_RUN,
+    cjk_grams,
+    index_text,
+    normalize,
+    simplified,
+)
 
 # Characters that stress normalisation and segmentation: full-width forms (the replaced ones
 # and others), combining marks that compose with ASCII or kana, CJK, Latin, separators.
@@ -54,7 +61,7 @@ def _reference_index_text(text: str) -> str:
     word = re.compile(r"[^\W_]+")
     for run in CJK_RUN.finditer(normalized):
         pieces += [w for w in word.findall(normalized[position : run.start()])]
-        pieces += cjk_grams(run.group())
+        pieces += cjk_grams(simplified(run.group()))  # traditional folded
         position = run.end()
     pieces += word.findall(normalized[position:])
     return " ".join(pieces)

@@ -17,4 +17,6 @@ def test_pack_benchmark_quick_mode_runs(capsys: pytest.CaptureFixture[str]) -> N
     assert out["recall"]["pack"][-1] > out["recall"]["recency"][-1]
     if "margin" in out:  # approx never counts fewer than the exact tokenizers
         assert all(under == 0 for (_, _, _, under) in out["margin"].values())
-    assert "evidence recall" in capsys.readouterr().out
+    assert all(0.0 <= r <= 1.0 for r in out["recall"]["plain"])
+    printed = capsys.readouterr().out
+    assert "evidence recall" in printed and "per category" in printed

@@ -21,4 +21,9 @@ def test_quick_benchmark_prints_every_table(
         assert "skipped: locomo10.json" in out
         pytest.skip("LoCoMo dataset absent: only the skip path was checked")
     assert "overall 1-4" in out and "R@10" in out
+    assert "plain R@10" in out and "held-out" in out and "tuning" in out
     assert "hit@3" in out and "MRR" in out
+    assert "variants: traditional" in out  # the project's own Chinese cases
+    assert "LongMemEval_S dev" in out
+    if (DATASETS / "longmemeval_s_dev100.json.gz").is_file():
+        assert "session hit@5 zm/plain" in out and "pack@1000 zm/plain" in out

@@ -281,6 +281,13 @@ SinceOption = Annotated[
 UntilOption = Annotated[
     Optional[str], typer.Option("--until", help="Created before 7d ago, or before a date.")
 ]
+AsOfOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--as-of",
+        help='Ask as of this date (ISO, or 7d ago): "last week" and recency count from it.',
+    ),
+]
 IncludeExpiredOption = Annotated[
     bool, typer.Option("--include-expired", help="Include expired memories.")
 ]

@@ -11,6 +11,7 @@ import typer
 
 from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
+    AsOfOption,
     CategoryOption,
     SinceOption,
     StoreOptions,
@@ -81,6 +82,7 @@ def pack(
     tag: TagOption = None,
     since: SinceOption = None,
     until: UntilOption = None,
+    as_of: AsOfOption = None,
     no_touch: Annotated[
         bool, typer.Option("--no-touch", help="Do not record an access of the packed memories.")
     ] = False,
@@ -123,6 +125,7 @@ def pack(
     """Print the most relevant memories that fit a token budget, ready to pipe into an LLM."""
     from zeromem_cli.oplog import record_operation
     from zeromem_cli.pack.select import Weights
+    from zeromem_cli.times import parse_since
 
     config = settings()
     text = read_text_argument(query) if query is not None else None
@@ -140,6 +143,7 @@ def pack(
             reveal=reveal,
             inherit=config.choose(inherit, "pack.inherit"),
             pinned_share=config.choose(pinned_share, "pack.pinned_share"),
+            as_of=parse_since(as_of, store.now()) if as_of else None,
         )
         record_operation(
             store,

@@ -6,6 +6,7 @@ import typer
 
 from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
+    AsOfOption,
     CategoryOption,
     FormatOption,
     IncludeExpiredOption,
@@ -43,12 +44,14 @@ def search(
     fts: Annotated[
         bool, typer.Option("--fts", help="QUERY is a raw FTS5 expression (power users).")
     ] = False,
+    as_of: AsOfOption = None,
     fmt: FormatOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Search memories, best match first."""
     # Imported here: building the command (and --help) must not load the core.
     from zeromem_cli.oplog import record_operation
+    from zeromem_cli.times import parse_since
 
     config = settings()
     text = read_text_argument(query)
@@ -64,7 +67,11 @@ def search(
             include_expired=include_expired,
         )
         hits = store.search(
-            text, limit=config.choose(limit, "search.limit"), filters=filters, fts=fts
+            text,
+            limit=config.choose(limit, "search.limit"),
+            filters=filters,
+            fts=fts,
+            as_of=parse_since(as_of, store.now()) if as_of else None,
         )
         # Results only: the token figure `stats` reports is pack's; counting here would load
         # the tokenizer on every search.

@@ -367,6 +367,7 @@ def _search(
     query: ParsedQuery,
     limit: int,
     filters: Filters,
+    as_of: datetime | None = None,
 ) -> list[Memory]:
     """The best ``limit`` hits of ``query`` over every scope, by score (one BM25 index: the
     scores of different scopes compare), as ``MemoryStore.search`` finds them."""
@@ -375,7 +376,14 @@ def _search(
         [
             stored.to_memory(row, score=score)
             for row, score in run_search(
-                conn, scope, now, query, limit=limit, filters=filters, ranking=DEFAULT_RANKING
+                conn,
+                scope,
+                now,
+                query,
+                limit=limit,
+                filters=filters,
+                ranking=DEFAULT_RANKING,
+                as_of=as_of,
             )
         ]
         for scope in scopes
@@ -412,6 +420,7 @@ def pack(
     inherit: bool = False,
     pinned_share: float = SETTINGS["pack.pinned_share"].default,
     exclude: Iterable[int] = (),
+    as_of: datetime | None = None,
 ) -> PackResult:
     """Pack the best memories of ``scope`` for ``query`` into ``budget`` tokens (a read: the
     caller records the access of what it packed).
@@ -423,8 +432,9 @@ def pack(
     passes what its session was already given, so nothing is repeated). Likely secrets in the
     packed text are masked
     (``[secret: rule]``, counted in the budget as printed) unless ``reveal``; ``content_of``
-    overrides how a memory's text is shown. Raises InvalidInputError for a bad budget, format
-    or tokenizer.
+    overrides how a memory's text is shown. ``as_of``: when the question is asked (default
+    ``now``): the dates it names and recency are reckoned from it. Raises InvalidInputError
+    for a bad budget, format or tokenizer.
     """
     budget = _check_budget(budget)
     pinned_share = _check_share(pinned_share)
@@ -440,11 +450,13 @@ def pack(
     scopes = [scope, *enclosing_scopes(scope)] if inherit else [scope]
     if query is not None and query.strip():
         parsed = parse_query(require_utf8(query, "query"))
-        hits = _search(conn, scopes, now, parsed, pool, filters)
+        hits = _search(conn, scopes, now, parsed, pool, filters, as_of)
         _add_relevance(hits, 1.0, relevance, memories)
         expansion = expansion_terms(parsed, hits)
         if expansion:
-            second = _search(conn, scopes, now, parse_query(" ".join(expansion)), pool, filters)
+            second = _search(
+                conn, scopes, now, parse_query(" ".join(expansion)), pool, filters, as_of
+            )
             _add_relevance(second, FEEDBACK_WEIGHT, relevance, memories)
         if scope.session is not None:  # a session is a conversation (``context.py``)
             lent = context_bonus(
@@ -472,7 +484,7 @@ def pack(
             memories.setdefault(memory.id, memory)
     for memory_id in exclude:
         memories.pop(memory_id, None)  # relevance keeps its scale: the best hit still counts
-    candidates = score_candidates(list(memories.values()), relevance, weights, now, lent)
+    candidates = score_candidates(list(memories.values()), relevance, weights, as_of or now, lent)
     chosen, text, tokens = fill(candidates, formatter, counter, budget, pinned_share)
     return PackResult(
         text=text,

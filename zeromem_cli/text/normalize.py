@@ -9,6 +9,11 @@ searches the character as a prefix (``"报"*``), which meets every bigram it sta
 character of a run, i.e. each of its occurrences exactly once. (Indexing every character alone
 as well, as version 3 did, took a third of the index entries: 6% of a store's bytes.)
 
+Traditional Chinese characters are folded to simplified ones on both sides (``simplified``), so
+会议 finds 會議 and back: one character at a time, from a table generated from OpenCC
+(``hanzi_table``, loaded on the first CJK text; an OpenCC dependency would cost every
+command its import).
+
 Changing what ``index_text`` produces changes the index: bump ``INDEX_VERSION`` and the store
 rebuilds the FTS table on next open.
 """
@@ -23,7 +28,7 @@ from typing import Any, cast
 
 from zeromem_cli.errors import InvalidInputError
 
-INDEX_VERSION = 5
+INDEX_VERSION = 6  # 6: traditional Chinese folded to simplified (``simplified``)
 
 # Han (incl. extension A, compatibility, extension B+), kana, hangul syllables and jamo: letters
 # only. The kana blocks' combining voiced marks (U+3099, U+309A) and punctuation (U+30A0,
@@ -255,8 +260,9 @@ def _segmented(normalized: str) -> str:
     words = _WORD.compiled.findall
     ascii_words = _ASCII_WORD.findall
     pieces = words(parts[0])
+    table = _SIMPLIFY or _simplify_table()
     for number in range(1, len(parts), 2):
-        run = parts[number]
+        run = parts[number].translate(table)
         # cjk_grams, inline: the bigrams are the pairs of each character and the next one
         # (joined in C by map, ~1.6x faster than slicing), then the last character.
         pieces += map(add, run, run[1:])
@@ -274,6 +280,23 @@ _NOT_WORD = "".join(chr(c) for c in range(128) if not chr(c).isalnum()) + (
     "\u3001\u3002\u300c\u300d\u300e\u300f\u3010\u3011\u300a\u300b\u2026\u00b7"
     "\u201c\u201d\u2018\u2019"
 )
+
+
+_SIMPLIFY: dict[int, str] = {}
+
+
+def _simplify_table() -> dict[int, str]:
+    from zeromem_cli.text.hanzi_table import SIMPLIFIED, TRADITIONAL
+
+    _SIMPLIFY.update(zip(map(ord, TRADITIONAL), SIMPLIFIED, strict=True))
+    return _SIMPLIFY
+
+
+def simplified(text: str) -> str:
+    """``text`` with traditional Chinese characters folded to simplified (會議 -> 会议)."""
+    if text.isascii():
+        return text
+    return text.translate(_SIMPLIFY or _simplify_table())
 
 
 def latin_words(text: str) -> list[str]:

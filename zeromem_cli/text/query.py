@@ -11,7 +11,9 @@ Each Latin word also brings:
   ``configuration``; a memory with the exact word matches both and ranks above one matching
   only the prefix;
 - the other forms of an irregular English verb (``go`` -> ``went``, ``gone``), which the
-  porter stemmer in the index cannot connect.
+  porter stemmer in the index cannot connect;
+- its other British / American spelling (``colour`` -> ``color``, ``organise`` ->
+  ``organize``: ``spelling``), with its own prefix variant.
 
 CJK runs are split at question words and particles, then cut into the overlapping bigrams the
 index holds (``周报发送`` -> ``周报 报发 发送``); a one-character piece is searched as a prefix
@@ -33,7 +35,8 @@ from zeromem_cli.text.lexicon import (
     ENGLISH_STOP_WORDS,
     IRREGULAR_FORMS,
 )
-from zeromem_cli.text.normalize import CJK_RUN, cjk_bigrams, latin_words, normalize
+from zeromem_cli.text.normalize import CJK_RUN, cjk_bigrams, latin_words, normalize, simplified
+from zeromem_cli.text.spelling import spelling_variants
 
 # Shortest word that also gets a prefix variant: shorter prefixes match too much.
 PREFIX_MIN_LENGTH = 4
@@ -64,13 +67,31 @@ def _split_cjk_run(run: str, phrases: Sequence[str] = CHINESE_STOP_PHRASES) -> l
     return [p for p in split if not (len(p) == 1 and p in CJK_WEAK_CHARACTERS)]
 
 
-class Term(FrozenRecord):
-    """One search term: the text FTS5 sees and how it may match."""
+# How many index tokens may lie between the two characters of a split CJK word (``Term.near``).
+NEAR_DISTANCE = 3
 
+
+class Term(FrozenRecord):
+    """One search term: the text FTS5 sees and how it may match.
+
+    ``near``: a two-character CJK word whose characters may stand apart (开会 in 开季度会议):
+    each character as a prefix, within ``NEAR_DISTANCE`` tokens. Such a term is a variant
+    (``prefix`` is set too), so the exact-forms probes leave it out."""
+
+    __slots__ = ("text", "prefix", "near")
     text: str
-    prefix: bool = False
+    prefix: bool
+    near: bool
+
+    def __init__(self, text: str, prefix: bool = False, near: bool = False) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "prefix", prefix or near)
+        object.__setattr__(self, "near", near)
 
     def expression(self) -> str:
+        if self.near:
+            first, second = (quote(char) + "*" for char in self.text)
+            return f"NEAR({first} {second}, {NEAR_DISTANCE})"
         return quote(self.text) + ("*" if self.prefix else "")
 
 
@@ -85,6 +106,8 @@ def query_terms(text: str, *, drop_stop_words: bool = True) -> list[str]:
         terms.append(word)
     runs = CJK_RUN.findall(normal)
     if runs:
+        normal = simplified(normal)  # as the index holds them: 會議 -> 会议
+        runs = [simplified(run) for run in runs]
         # Only the stop phrases the text holds can split one of its runs.
         phrases = [phrase for phrase in CHINESE_STOP_PHRASES if phrase in normal]
         for run in runs:
@@ -105,10 +128,17 @@ def expand_terms(words: Sequence[str], *, prefix: bool = True, variants: bool = 
         # A lone CJK character is indexed only as the start of its bigrams (and alone at the
         # end of a run): as a prefix it finds every occurrence (see text.cjk_grams).
         terms.append(Term(word, prefix=not latin and len(word) == 1))
+        # A ``Term(word, near=True)`` here would find a two-character word with its characters
+        # apart (开会 in 开季度会议), but it cost Chinese queries +77% CPU at p50 on the 10k
+        # synthetic store: not enabled until it can be limited to standalone words.
         if prefix and latin and len(word) >= PREFIX_MIN_LENGTH and not word.isdigit():
             terms.append(Term(word, prefix=True))
         if variants and latin:
             terms.extend(Term(form) for form in IRREGULAR_FORMS.get(word, ()))
+            for other in spelling_variants(word):  # colour / color
+                terms.append(Term(other))
+                if prefix and len(other) >= PREFIX_MIN_LENGTH:
+                    terms.append(Term(other, prefix=True))
     return list(dict.fromkeys(terms))[:MAX_TERMS]
 
 

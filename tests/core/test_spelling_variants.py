@@ -1,0 +1,46 @@
+"""British and American spellings find each other, both ways (issue 19, item 4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from zeromem_cli import MemoryStore
+
+CASES = [
+    ("My favourite colour is teal", "favorite color"),
+    ("My favorite color is teal", "favourite colour"),
+    ("We organised the offsite in March", "who organized the offsite"),
+    ("She will analyze the logs tomorrow", "analyse logs"),
+    ("The data centre moved to Leeds", "data center"),
+    ("Product catalogue for spring is ready", "catalog spring"),
+    ("He travelled to Lisbon last week", "traveled Lisbon"),
+    ("The walls are painted grey", "gray walls"),
+    ("We finally reached the realisation of the plan", "realization"),
+]
+
+
+@pytest.mark.parametrize(("memory", "query"), CASES, ids=[q for _, q in CASES])
+def test_other_spelling_is_found_and_ranked_first(tmp_path: Path, memory: str, query: str) -> None:
+    with MemoryStore(tmp_path / "m.db") as store:
+        store.add(memory)
+        store.add("Lunch at noon with the team about the budget")
+        store.add("A note on the weekly report and the backlog")
+        hits = store.search(query)
+        assert hits and hits[0].content == memory
+
+
+def test_holding_every_word_in_the_other_spelling_counts_as_holding_them(tmp_path: Path) -> None:
+    # Coverage: the memory with both words (British) beats one holding only "color" twice.
+    with MemoryStore(tmp_path / "m.db") as store:
+        both = store.add("favourite colour: teal").id
+        store.add("color color color palette notes")
+        assert store.search("favorite color")[0].id == both
+
+
+def test_a_word_without_another_spelling_gains_no_matches(tmp_path: Path) -> None:
+    with MemoryStore(tmp_path / "m.db") as store:
+        store.add("the surprise party is on friday")
+        store.add("surprize is a typo nobody stored")
+        assert [m.content for m in store.search("surprise")] == ["the surprise party is on friday"]
