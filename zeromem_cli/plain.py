@@ -518,6 +518,17 @@ def _init_Window(  # type: ignore[no-untyped-def]
 INITS["storage.window.Window"] = _init_Window
 
 
+def _init_Term(  # type: ignore[no-untyped-def]
+    self, text, prefix, near
+):
+    _set(self, "text", text)
+    _set(self, "prefix", prefix)
+    _set(self, "near", near)
+
+
+INITS["text.query.Term"] = _init_Term
+
+
 def _init_SecretMatch(  # type: ignore[no-untyped-def]
     self, rule, description, span
 ):

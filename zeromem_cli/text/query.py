@@ -75,18 +75,12 @@ class Term(FrozenRecord):
     """One search term: the text FTS5 sees and how it may match.
 
     ``near``: a two-character CJK word whose characters may stand apart (开会 in 开季度会议):
-    each character as a prefix, within ``NEAR_DISTANCE`` tokens. Such a term is a variant
-    (``prefix`` is set too), so the exact-forms probes leave it out."""
+    each character as a prefix, within ``NEAR_DISTANCE`` tokens. Such a term is a variant:
+    build it with ``prefix=True`` too, so the exact-forms probes leave it out."""
 
-    __slots__ = ("text", "prefix", "near")
     text: str
-    prefix: bool
-    near: bool
-
-    def __init__(self, text: str, prefix: bool = False, near: bool = False) -> None:
-        object.__setattr__(self, "text", text)
-        object.__setattr__(self, "prefix", prefix or near)
-        object.__setattr__(self, "near", near)
+    prefix: bool = False
+    near: bool = False
 
     def expression(self) -> str:
         if self.near:
