@@ -157,10 +157,12 @@ def _heading_label(text: str) -> str:
 # -- blocks -------------------------------------------------------------------------------------
 
 
-def parse_blocks(text: str, *, imports_on: bool = False) -> _Parsed:
+def parse_blocks(text: str, *, imports_on: bool = False, items_win: bool = False) -> _Parsed:
     """The paragraphs and list items of a markdown text, with their heading path and first
     line, and the ``@`` targets met outside code. With ``imports_on`` a line holding nothing
-    but imports is a directive, not text: it joins no block."""
+    but imports is a directive, not text: it joins no block. With ``items_win`` a list item
+    is never read as a thematic break: zeromem's own export writes every memory as ``- TEXT``
+    and draws no rules, so ``- --`` there is the memory ``--``, where CommonMark sees a rule."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     blocks: list[_Block] = []
     imports: list[tuple[int, str]] = []
@@ -240,7 +242,7 @@ def parse_blocks(text: str, *, imports_on: bool = False) -> _Parsed:
             current = None
             set_heading(1 if underline.group(1)[0] == "=" else 2, " ".join(paragraph.lines))
             continue
-        if _THEMATIC.match(line):
+        if _THEMATIC.match(line) and not (items_win and _LIST.match(line)):
             close()
             continue
         opened = _fence(line)
@@ -428,7 +430,7 @@ def _read_export(plan: MemoryFilePlan, path: Path | None, text: str) -> None:
     meta: dict[str, Any] = {"source": plan.format}
     if path is not None:
         meta["file"] = str(path)
-    for block in parse_blocks(text).blocks:
+    for block in parse_blocks(text, items_win=True).blocks:
         if block.item_column is None:
             continue  # the "_No memories._" line: only list items are memories here
         lines = list(block.lines)
