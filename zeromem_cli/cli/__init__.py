@@ -135,7 +135,8 @@ class ZeromemGroup(TyperGroup):
             code = EXIT_OK
         except UsageError as exc:
             hint = f"; see '{exc.ctx.command_path} --help'" if exc.ctx is not None else ""
-            render.error(exc.format_message().rstrip(".") + hint)
+            text = _without_secrets(exc.format_message(), sys.argv[1:] if args is None else args)
+            render.error(text.rstrip(".") + hint)
             code = EXIT_USAGE
         except ZeromemError as exc:
             render.error(str(exc))
@@ -166,6 +167,19 @@ class ZeromemGroup(TyperGroup):
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+def _without_secrets(text: str, args: Any) -> str:
+    """A usage error quotes the argument it could not parse (``add "$(cat id_ed25519)"``:
+    the key starts with ``-`` and reads as an option): an argument that holds a likely secret
+    is named, not echoed, and the message stays on one line."""
+    from zeromem_cli.text.secrets import has_secret
+
+    for arg in sorted({str(a) for a in args or ()}, key=len, reverse=True):
+        parts = (arg, arg.lstrip("-"), arg.partition("=")[2])  # "--<token>", "--opt=<token>"
+        if arg and arg in text and any(part and has_secret(part) for part in parts):
+            text = text.replace(arg, "[an argument that looks like a secret]")
+    return " ".join(text.split())
 
 
 def _import_command_module(module: str) -> None:

@@ -2,7 +2,9 @@
 
 Export reads rows in id order and writes one format; ``jsonl`` is lossless (every field, and
 ``history`` with ``with_history``), so export -> import into an empty database -> export gives
-the same bytes. A file is written atomically (``write_atomically``).
+the same bytes; ``json`` holds the same records. ``csv`` and ``markdown`` are read by people
+(a spreadsheet, a document): there every text cell is masked and made terminal-safe like the
+table output (``text.display``). A file is written atomically (``write_atomically``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import MEMORY_FIELDS, Filters
 from zeromem_cli.storage import memories
 from zeromem_cli.storage.db import mapped_errors
+from zeromem_cli.text.display import shown
 
 if TYPE_CHECKING:
     from zeromem_cli.store import MemoryStore
@@ -77,11 +80,18 @@ def _write_csv(records: list[dict[str, Any]], out: IO[str]) -> None:
                 cells.append(json.dumps(value, ensure_ascii=False))
             else:
                 cells.append(str(value))
-        writer.writerow(cells)
+        writer.writerow([shown(cell) for cell in cells])
+
+
+def _shown_record(record: dict[str, Any]) -> dict[str, Any]:
+    return {
+        name: shown(value) if isinstance(value, str) else value for name, value in record.items()
+    } | {"tags": [shown(tag) for tag in record.get("tags") or []]}
 
 
 def to_markdown(records: list[dict[str, Any]]) -> str:
     """A document for people: one section per category, one bullet per memory."""
+    records = [_shown_record(record) for record in records]
     lines = ["# zeromem memories", ""]
     if not records:
         lines += ["_No memories._", ""]
