@@ -8,7 +8,9 @@ before SQLite writes anything, so a mistaken ``--db`` never damages the file it 
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,11 +24,37 @@ BUSY_TIMEOUT_SECONDS = 30.0
 T = TypeVar("T")
 
 
+# ``postgresql://u@/db`` read as a path: Path folds "//" to "/", so the first part is "scheme:".
+_URL_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]+):/")
+
+
+def check_location(location: str | Path) -> None:
+    """Refuse a database location zeromem does not serve, before anything is created.
+
+    A ``scheme://`` URL is never a file path (it would become folders named ``postgresql:``
+    in the current directory). This is the one place a future backend (PostgreSQL) hooks in:
+    for now every scheme is refused with one line.
+    """
+    text = str(location)
+    match = _URL_SCHEME.match(text)
+    if match is None:
+        return
+    scheme = match.group(1).lower()
+    if scheme in ("postgres", "postgresql"):
+        raise StoreError(
+            "PostgreSQL databases are not supported in this version: give a SQLite file path"
+        )
+    raise StoreError(f"{scheme}:// is not a database zeromem can open: give a SQLite file path")
+
+
 def _check_path(path: Path) -> None:
+    check_location(path)
     if path.is_dir():
         raise StoreError(f"{path} is a directory, not a database file")
     if not path.exists():
         return
+    if not stat.S_ISREG(path.stat().st_mode):  # /dev/null, a FIFO, a socket: not a database
+        raise StoreError(f"{path} is not a regular file: give a database file path")
     try:
         with path.open("rb") as handle:
             header = handle.read(len(SQLITE_HEADER))
