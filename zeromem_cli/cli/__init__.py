@@ -155,6 +155,12 @@ class ZeromemGroup(TyperGroup):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             code = EXIT_ERROR
+        except OSError as exc:  # the environment (a full disk, a read-only folder): its cause
+            if os.environ.get("ZEROMEM_DEBUG"):
+                raise
+            where = f"{exc.filename}: " if exc.filename else ""
+            render.error(f"{where}{exc.strerror or exc}")
+            code = EXIT_ERROR
         except Exception as exc:  # a bug: say so in one line, traceback only on request
             if os.environ.get("ZEROMEM_DEBUG"):
                 raise

@@ -150,6 +150,10 @@ def map_error(exc: sqlite3.Error, path: Path | str) -> StoreError:
             f"database is locked: another process is using {path} "
             f"(waited up to {BUSY_TIMEOUT_SECONDS:.0f}s); try again"
         )
+    if "disk is full" in lowered:
+        return StoreError(f"cannot write {path}: the database or disk is full")
+    if "disk i/o error" in lowered:
+        return StoreError(f"cannot use {path}: disk I/O error (is the disk full?)")
     if "readonly" in lowered or "read-only" in lowered:
         return StoreError(f"cannot write {path}: the database or its folder is read-only")
     if "not a database" in lowered or "malformed" in lowered:
@@ -195,11 +199,25 @@ def transaction(conn: sqlite3.Connection, path: Path | str) -> Iterator[sqlite3.
         yield conn
         conn.execute("COMMIT")
     except sqlite3.Error as exc:
-        conn.execute("ROLLBACK")
+        _rollback(conn, "ROLLBACK")
         raise map_error(exc, path) from None
     except BaseException:
-        conn.execute("ROLLBACK")
+        _rollback(conn, "ROLLBACK")
         raise
+
+
+def _rollback(conn: sqlite3.Connection, *statements: str) -> None:
+    """Undo what is still open. On a full disk or an I/O error SQLite has already rolled the
+    transaction back: rolling back again would fail ("no transaction is active") and that
+    error would hide the cause, so only an open transaction is rolled back, and a failing
+    rollback never replaces the error being raised."""
+    if not conn.in_transaction:
+        return
+    try:
+        for statement in statements:
+            conn.execute(statement)
+    except sqlite3.Error:
+        pass
 
 
 def _savepoint(conn: sqlite3.Connection, path: Path | str) -> Iterator[sqlite3.Connection]:
@@ -209,12 +227,10 @@ def _savepoint(conn: sqlite3.Connection, path: Path | str) -> Iterator[sqlite3.C
         yield conn
         conn.execute(f"RELEASE {name}")
     except sqlite3.Error as exc:
-        conn.execute(f"ROLLBACK TO {name}")
-        conn.execute(f"RELEASE {name}")
+        _rollback(conn, f"ROLLBACK TO {name}", f"RELEASE {name}")
         raise map_error(exc, path) from None
     except BaseException:
-        conn.execute(f"ROLLBACK TO {name}")
-        conn.execute(f"RELEASE {name}")
+        _rollback(conn, f"ROLLBACK TO {name}", f"RELEASE {name}")
         raise
 
 
