@@ -132,7 +132,7 @@ def test_stats_all_scopes_masks_scope_and_category(cli: Run, stored_secret: None
 @pytest.mark.parametrize(
     ("args", "secret"),
     [
-        (["add", KEY_FILE], "b3BlbnNzaC1rZXktdjEAAAAABG5vbmU="),
+        (["add", KEY_FILE], "b3BlbnNzaC1rZXktdjEAAAAABG5vbmU"),
         (["add", "--" + TOKEN, "x"], TOKEN),
         (["add", "--bogus", "my password is hunter22"], "hunter22"),
     ],

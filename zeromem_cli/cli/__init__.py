@@ -177,14 +177,19 @@ class ZeromemGroup(TyperGroup):
 
 def _without_secrets(text: str, args: Any) -> str:
     """A usage error quotes the argument it could not parse (``add "$(cat id_ed25519)"``:
-    the key starts with ``-`` and reads as an option): an argument that holds a likely secret
-    is named, not echoed, and the message stays on one line."""
+    the key starts with ``-`` and reads as an option; Click quotes it cut at ``=`` and with
+    its newlines escaped). When an argument holding a likely secret shows in the message,
+    the quote is dropped: the message says what went wrong, never the argument itself."""
     from zeromem_cli.text.secrets import has_secret
 
-    for arg in sorted({str(a) for a in args or ()}, key=len, reverse=True):
+    for arg in (str(a) for a in args or ()):
         parts = (arg, arg.lstrip("-"), arg.partition("=")[2])  # "--<token>", "--opt=<token>"
-        if arg and arg in text and any(part and has_secret(part) for part in parts):
-            text = text.replace(arg, "[an argument that looks like a secret]")
+        if not any(part and has_secret(part) for part in parts):
+            continue
+        probe = arg.lstrip("-")[:12]
+        if probe and probe in text:
+            what = text.split(":", 1)[0] if ":" in text else "cannot parse the arguments"
+            return f"{what}: [an argument that looks like a secret, not shown]"
     return " ".join(text.split())
 
 
