@@ -46,10 +46,16 @@ def _records(text: str) -> list[str]:
     return [json.loads(line)["content"] for line in text.splitlines() if line.strip()]
 
 
-@pytest.mark.parametrize("target", ["-", "/dev/stdout", "/proc/self/fd/1"])
+# "stdout-link" is a symlink to /proc/self/fd/1, as /dev/stdout is on Linux: the same path
+# through the code, but a regression renames over a link in tmp_path, not over the machine's
+# /dev/stdout (which the old code replaced with a regular file, for every process, as root).
+@pytest.mark.parametrize("target", ["-", "stdout-link", "/proc/self/fd/1"])
 def test_export_to_a_descriptor_writes_through(seeded: Path, tmp_path: Path, target: str) -> None:
-    if target.startswith("/proc") and not Path("/proc/self/fd/1").exists():
+    if not Path("/proc/self/fd/1").exists():
         pytest.skip("no /proc on this system")
+    if target == "stdout-link":
+        (tmp_path / target).symlink_to("/proc/self/fd/1")
+        target = str(tmp_path / target)
     out = tmp_path / "out.jsonl"
     out.write_text("kept line\n", encoding="utf-8")
     with out.open("a", encoding="utf-8") as handle:  # `>> out.jsonl`
@@ -57,7 +63,10 @@ def test_export_to_a_descriptor_writes_through(seeded: Path, tmp_path: Path, tar
     assert result.returncode == 0, result.stderr
     text = out.read_text(encoding="utf-8")
     assert text.startswith("kept line\n")
-    assert _records(text.split("\n", 1)[1]) == ["the weekly report goes out on Fridays"]
+    assert _records(text.split("\n", 1)[1]) == ["the weekly report goes out on Fridays"], (
+        text,
+        result.stderr,
+    )
     assert not (tmp_path / "-").exists()
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
 
