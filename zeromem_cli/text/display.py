@@ -36,8 +36,17 @@ def terminal_safe(text: str) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
+# Every secret rule needs one of these (an assignment sign, a run of 12+ token characters, a
+# PEM header, "is"/"was" of "my password is X", 密码); ``secrets`` uses the same pattern as its
+# first pre-check. Text without any skips importing ``secrets`` at all: ``search`` prints most
+# results without loading the rules.
+MAYBE_SECRET = re.compile(r"[=:]|[A-Za-z0-9_\-/+.]{12}|-----BEGIN|\s(?i:is|was)\s|密码")
+
+
 def shown(text: str) -> str:
     """What a person sees of a stored field: masked, then terminal-safe."""
+    if MAYBE_SECRET.search(text) is None:
+        return terminal_safe(text)
     from zeromem_cli.text.secrets import mask_secrets
 
     return terminal_safe(mask_secrets(text))
