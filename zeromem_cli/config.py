@@ -13,6 +13,7 @@ settings).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -20,7 +21,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from zeromem_cli.errors import InvalidInputError, ZeromemError
+from zeromem_cli.errors import InvalidInputError, StoreError, ZeromemError
 from zeromem_cli.plain import FrozenRecord
 
 
@@ -359,6 +360,10 @@ class Config:
             value = setting(key).parse(raw, "the command line")
         except ConfigError as exc:  # a bad value typed now is a usage error, like a bad key
             raise InvalidInputError(str(exc)) from None
+        if isinstance(value, str):  # config show prints it, and a category lands in memories
+            from zeromem_cli.text.secrets import refuse_secrets
+
+            refuse_secrets({key: value}, doing="store")
         self.file_values[key] = value
         self._save()
         return value
@@ -398,12 +403,17 @@ class Config:
                 table = table.setdefault(part, {})
             table[name] = value
         nested.update(self.extra)
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         temporary = self.path.with_name(self.path.name + ".tmp")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            tomli_w.dump(nested, handle)
-        os.replace(temporary, self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as handle:
+                tomli_w.dump(nested, handle)
+            os.replace(temporary, self.path)
+        except OSError as exc:  # read-only or full disk: the cause, not an internal error
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
+            raise StoreError(f"cannot write config {self.path}: {exc.strerror or exc}") from None
 
 
 def load_config(path: Path | None = None) -> Config:

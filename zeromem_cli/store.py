@@ -414,8 +414,9 @@ class MemoryStore:
         )
         if ttl is not None or expires_at is not None:
             given["expires_at"] = writes.expiry(ttl, expires_at, self.now())
+        writes.check_scope(scope)
         if not allow_secret:
-            writes.refuse_secrets(given)
+            writes.refuse_secrets(given, scope)
         values = writes.new_values(given, default_category)
         with self.transaction() as conn:
             return writes.write(

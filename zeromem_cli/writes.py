@@ -114,14 +114,28 @@ def new_values(given: dict[str, Any], default_category: str | None) -> dict[str,
     }
 
 
-def refuse_secrets(fields: dict[str, Any]) -> None:
-    """Refuse likely credentials in the text fields of a write (see ``secrets``)."""
+# Every stored field that is printed somewhere (list, pack, export, stats) is checked.
+SECRET_FIELDS = ("content", "category", "key", "tags", "meta")
+
+
+def refuse_secrets(fields: dict[str, Any], scope: Scope | None = None) -> None:
+    """Refuse likely credentials in the text fields of a write, and in the scope it is
+    stored under (see ``secrets``): stats and export print both."""
     from zeromem_cli.text.secrets import refuse_secrets  # not needed to read: off search's path
 
-    refuse_secrets(
-        {name: fields.get(name) for name in ("content", "key", "tags", "meta")},
-        doing="store",
-    )
+    checked = {name: fields.get(name) for name in SECRET_FIELDS}
+    if scope is not None:
+        checked.update(user=scope.user, agent=scope.agent, session=scope.session)
+    refuse_secrets(checked, doing="store")
+
+
+def check_scope(scope: Scope) -> None:
+    """A scope value a memory is stored under holds no control character: it is printed
+    (stats, export) and a terminal would obey an escape sequence in it."""
+    for name in ("user", "agent", "session"):
+        value = getattr(scope, name)
+        if value is not None and not require_utf8(value, name).isprintable():
+            raise InvalidInputError(f"{name} holds a control character")
 
 
 # -- write: key upsert | duplicate | merge | insert ---------------------------------------------

@@ -96,6 +96,30 @@ SAMPLES: list[tuple[str, str, str]] = [
     ("api_key_assignment", "api_key = {s}", "4f9d8e7c6b5a4e3d2c1b0a9f8e7d6c5Q"),
     ("api_key_assignment", "SENDGRID_API_KEY={s}", "SG.Ab12Cd34Ef56Gh78Ij90.Kl12Mn34Op"),
     ("api_key_assignment", 'access_token: "{s}"', "ya29A0ARrdaM9xY7wV5uT3sR1qP"),
+    ("npm_token", "//registry/:_authToken {s}", "npm_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
+    ("huggingface_token", "HF: {s}", "hf_" + "aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"),
+    (
+        "pypi_token",
+        "twine with {s}",
+        "pypi-" + "AgEIcHlwaS5vcmcCJGI4YmQ1ZTc2LWQxNjQtNDY2ZC04ZmE3" + "LTNiZGE2MjQ2ZmM1NwACKlsz",
+    ),
+    ("docker_token", "docker login -p {s}", "dckr_pat_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N"),
+    (
+        "sendgrid_key",
+        "mail via {s}",
+        "SG." + "aBcDeFgHiJkLmNoPqRsTuV" + "." + "wXyZ0123456789aBcDeFgHiJkLmNoPqRsTuVwXyZ01234",
+    ),
+    ("twilio_key", "twilio {s}", "SK" + "0123456789abcdef0123456789abcdef"),
+    (
+        "azure_storage_key",
+        "DefaultEndpointsProtocol=https;AccountName=x;AccountKey={s};EndpointSuffix=core",
+        "Zm9vYmFyYmF6cXV4" + "1234567890abcdefABCDEFghijklmnopqrstuvwxyz+/AB==",
+    ),
+    ("basic_auth", "curl -H 'Authorization: Basic {s}'", "dXNlcjpodW50ZXIy"),
+    ("password_phrase", "my password is {s}", "hunter22"),
+    ("password_phrase", "FYI the wifi password was {s} until May", "Blue-Fish-42"),
+    ("password_phrase", "我的密码是 {s}", "hunter2x"),
+    ("password_phrase", "邮箱密码：{s}", "Tr0ub4dor&3"),
 ]
 
 ORDINARY: list[str] = [
@@ -125,6 +149,31 @@ ORDINARY: list[str] = [
     "the function pass_through=True is a flag",
     "ghp_ prefixes mark GitHub tokens",
     "order #AB12-CD34-EF56 ships Monday; ticket JIRA-4821",
+    # hashes, ids and code that names a key without holding one
+    "md5 d41d8cd98f00b204e9800998ecf8427e and sha1 da39a3ee5e6b4b0d3255bfef95601890afd80709",
+    "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "trace 550e8400-e29b-41d4-a716-446655440000 / 6ba7b810-9dad-11d1-80b4-00c04fd430c8",
+    "api_key = os.environ['OPENAI_API_KEY']",
+    'token = os.environ.get("HF_TOKEN")',
+    "password = getpass.getpass()",
+    "AccountKey=<your key>",
+    "Authorization: Basic <base64>",
+    "npm_config_cache is an env var; hf_hub_download fetches files",
+    "SKU 12345 is out of stock; SK telecom",
+    # prose about passwords and pins
+    "my password is strong",
+    "the password is changed every month",
+    "my PIN is secret",
+    "Our password was reset yesterday",
+    "the pin is bent",
+    "I pinned the note; the spinner is slow",
+    "Basic income is a policy idea; the basics matter",
+    # Chinese prose
+    "我的密码是什么？忘记了",
+    "密码是十二位以上的字母和数字",
+    "密码：至少12位",
+    "张伟的手机号换了，周五开会讨论预算",
+    "我喜欢喝咖啡，不喜欢喝茶",
 ]
 
 

@@ -26,8 +26,10 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
         store.add("Core memory: alice writes Python and prefers short answers", pinned=True)
         # Stored before detection existed (or with --allow-secret): never shown as stored.
         store.add("deploy key for the zebra cluster: password=Zebra-Hunter-42x", allow_secret=True)
-        # Writes check content, key, tags and meta; a category is a label and is not checked.
-        store.add("the yak grooming schedule", category="password=Yak-Secret-55k")
+        # Writes refuse a secret in the category too; one stored anyway is masked on output.
+        store.add(
+            "the yak grooming schedule", category="password=Yak-Secret-55k", allow_secret=True
+        )
     return path
 
 

@@ -135,7 +135,8 @@ class ZeromemGroup(TyperGroup):
             code = EXIT_OK
         except UsageError as exc:
             hint = f"; see '{exc.ctx.command_path} --help'" if exc.ctx is not None else ""
-            render.error(exc.format_message().rstrip(".") + hint)
+            text = _without_secrets(exc.format_message(), sys.argv[1:] if args is None else args)
+            render.error(text.rstrip(".") + hint)
             code = EXIT_USAGE
         except ZeromemError as exc:
             render.error(str(exc))
@@ -154,6 +155,12 @@ class ZeromemGroup(TyperGroup):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             code = EXIT_ERROR
+        except OSError as exc:  # the environment (a full disk, a read-only folder): its cause
+            if os.environ.get("ZEROMEM_DEBUG"):
+                raise
+            where = f"{exc.filename}: " if exc.filename else ""
+            render.error(f"{where}{exc.strerror or exc}")
+            code = EXIT_ERROR
         except Exception as exc:  # a bug: say so in one line, traceback only on request
             if os.environ.get("ZEROMEM_DEBUG"):
                 raise
@@ -166,6 +173,24 @@ class ZeromemGroup(TyperGroup):
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+def _without_secrets(text: str, args: Any) -> str:
+    """A usage error quotes the argument it could not parse (``add "$(cat id_ed25519)"``:
+    the key starts with ``-`` and reads as an option; Click quotes it cut at ``=`` and with
+    its newlines escaped). When an argument holding a likely secret shows in the message,
+    the quote is dropped: the message says what went wrong, never the argument itself."""
+    from zeromem_cli.text.secrets import has_secret
+
+    for arg in (str(a) for a in args or ()):
+        parts = (arg, arg.lstrip("-"), arg.partition("=")[2])  # "--<token>", "--opt=<token>"
+        if not any(part and has_secret(part) for part in parts):
+            continue
+        probe = arg.lstrip("-")[:12]
+        if probe and probe in text:
+            what = text.split(":", 1)[0] if ":" in text else "cannot parse the arguments"
+            return f"{what}: [an argument that looks like a secret, not shown]"
+    return " ".join(text.split())
 
 
 def _import_command_module(module: str) -> None:

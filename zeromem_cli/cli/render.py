@@ -41,11 +41,13 @@ def message(text: str, *, file: TextIO | None = None) -> None:
 
 
 def error(text: str) -> None:
-    print(f"zeromem: error: {text}", file=sys.stderr)
+    """One line on stderr. Messages quote input (a bad value, a file name): likely secrets are
+    masked and control characters made visible here, on every error path at once."""
+    print(f"zeromem: error: {shown(text)}", file=sys.stderr)
 
 
 def warning(text: str) -> None:
-    print(f"zeromem: warning: {text}", file=sys.stderr)
+    print(f"zeromem: warning: {shown(text)}", file=sys.stderr)
 
 
 def dumps(data: Any, *, indent: int | None = 2) -> str:
@@ -60,6 +62,14 @@ def _masked(text: str) -> str:
     from zeromem_cli.text.secrets import mask_secrets
 
     return mask_secrets(text)
+
+
+def shown(text: str) -> str:
+    """A stored field as a person sees it in table and plain form: likely secrets masked,
+    control and bidi characters made visible (``text.display``). JSON prints fields whole."""
+    from zeromem_cli.text.display import shown as display
+
+    return display(text)
 
 
 def _short_time(iso: str | None) -> str:
@@ -93,7 +103,7 @@ def memories(items: Sequence[Memory], fmt: OutputFormat, *, scores: bool = False
             cells = [str(m.id)]
             if scores:
                 cells.append(_score(m.score))
-            cells += [m.category, _one_line(m.content)]
+            cells += [shown(m.category), _one_line(shown(m.content))]
             print("\t".join(cells))
     else:
         if not items:
@@ -114,7 +124,12 @@ def memories(items: Sequence[Memory], fmt: OutputFormat, *, scores: bool = False
             if scores:
                 row.append(_score(m.score, digits=3))
             pin = "📌 " if m.pinned else ""
-            row += [m.category, pin + m.content, ", ".join(m.tags), _short_time(m.updated_at)]
+            row += [
+                shown(m.category),
+                pin + shown(m.content),
+                shown(", ".join(m.tags)),
+                _short_time(m.updated_at),
+            ]
             table.add_row(*_escape(row))
         _console().print(table)
 
@@ -141,7 +156,7 @@ def memory(item: Memory, fmt: OutputFormat) -> None:
                 value = dumps(value, indent=None) if value else ""
             elif value is None:
                 value = ""
-            lines.append(f"{name.ljust(width)}  {value}")
+            lines.append(f"{name.ljust(width)}  {shown(str(value))}")
         print("\n".join(lines))
 
 
@@ -158,7 +173,13 @@ def history(entries: Sequence[HistoryEntry], fmt: OutputFormat) -> None:
         for e in entries:
             print(
                 "\t".join(
-                    [str(e.version), e.valid_from, e.valid_to or "", e.change, _one_line(e.content)]
+                    [
+                        str(e.version),
+                        e.valid_from,
+                        e.valid_to or "",
+                        e.change,
+                        _one_line(shown(e.content)),
+                    ]
                 )
             )
     else:
@@ -176,7 +197,7 @@ def history(entries: Sequence[HistoryEntry], fmt: OutputFormat) -> None:
                         _short_time(e.valid_from),
                         _short_time(e.valid_to) or "now",
                         e.change,
-                        e.content,
+                        shown(e.content),
                     ]
                 )
             )
@@ -196,14 +217,15 @@ def ingest_items(items: Sequence[Any], *, dry_run: bool) -> None:
         action = _PLAN_VERBS.get(item.action, item.action) if dry_run else item.action
         if candidate.action == "forget":
             if not item.forgotten:
-                print("\t".join([action, "", "", "", _one_line(candidate.content)]))
+                print("\t".join([action, "", "", "", _one_line(shown(candidate.content))]))
             for m in item.forgotten:
-                cells = [action, str(m.id), m.category, m.key or "", _one_line(m.content)]
+                cells = [action, str(m.id), shown(m.category), shown(m.key or "")]
+                cells.append(_one_line(shown(m.content)))
                 print("\t".join(cells))
             continue
         ids = ",".join(str(i) for i in item.memory_ids if i)
-        content = _one_line(_masked(candidate.content))  # a refused secret is not echoed
-        cells = [action, ids, candidate.category, candidate.key or "", content]
+        content = _one_line(shown(candidate.content))  # a refused secret is not echoed
+        cells = [action, ids, shown(candidate.category), shown(candidate.key or ""), content]
         print("\t".join(cells))
 
 
@@ -243,8 +265,8 @@ def trash(items: Sequence[Memory], fmt: OutputFormat) -> None:
         memories(items, fmt)
     elif fmt is OutputFormat.plain:
         for m in items:
-            cells = [str(m.id), m.deleted_at or "", m.deleted_reason or "", m.category]
-            print("\t".join(cells + [_one_line(m.content)]))
+            cells = [str(m.id), m.deleted_at or "", m.deleted_reason or "", shown(m.category)]
+            print("\t".join(cells + [_one_line(shown(m.content))]))
     elif not items:
         message("the trash is empty")
     else:
@@ -257,8 +279,8 @@ def trash(items: Sequence[Memory], fmt: OutputFormat) -> None:
         table.add_column("category", style="magenta", no_wrap=True)
         table.add_column("content", overflow="fold", ratio=1)
         for m in items:
-            row = [str(m.id), _short_time(m.deleted_at), m.deleted_reason or "", m.category]
-            table.add_row(*_escape(row + [m.content]))
+            row = [str(m.id), _short_time(m.deleted_at), m.deleted_reason or "", shown(m.category)]
+            table.add_row(*_escape(row + [shown(m.content)]))
         _console().print(table)
 
 

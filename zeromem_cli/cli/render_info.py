@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from zeromem_cli.cli.render import _console, _escape, _one_line, dumps, message
+from zeromem_cli.cli.render import _console, _escape, _one_line, dumps, message, shown
 
 
 def config_value(value: Any) -> str:
@@ -85,9 +85,9 @@ def stats(data: dict[str, Any], as_json: bool) -> None:
         if tokens["pack_saving"] is not None:
             lines.append(("pack saves", f"{tokens['pack_saving']:.1%} of stored tokens"))
     for category, count in data["by_category"].items():
-        lines.append((f"category {category}", str(count)))
+        lines.append((f"category {shown(category)}", str(count)))
     for scope in data["by_scope"]:
-        label = " ".join(f"{k}={scope[k]}" for k in ("user", "agent", "session") if scope[k])
+        label = " ".join(f"{k}={shown(scope[k])}" for k in ("user", "agent", "session") if scope[k])
         lines.append((f"scope {label or '(unscoped)'}", str(scope["live"])))
     for op, count in data["operations"].items():
         lines.append((f"ops {op}", str(count)))
@@ -127,4 +127,4 @@ def memory_file_plan(summary: dict[str, Any], as_json: bool) -> None:
         message(note)
     for row in summary.get("plan", []):
         cells = [row["where"], row["category"], ", ".join(row["tags"]), row["content"]]
-        print("\t".join(_one_line(cell) for cell in cells))
+        print("\t".join(_one_line(shown(cell)) for cell in cells))

@@ -189,10 +189,12 @@ def fragment_text(argument: str) -> str:
 
 
 def _masked(text: str) -> str:
+    """Masked, and no control character: ``llm chat`` prints tool results to the terminal."""
     from zeromem_cli.pack.format import SECRET_MASK
+    from zeromem_cli.text.display import terminal_safe
     from zeromem_cli.text.secrets import mask_secrets
 
-    return mask_secrets(text, SECRET_MASK)
+    return terminal_safe(mask_secrets(text, SECRET_MASK))
 
 
 def _snippet(text: str, limit: int = SNIPPET_CHARS) -> str:

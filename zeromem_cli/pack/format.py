@@ -16,6 +16,7 @@ from typing import Any
 
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Memory
+from zeromem_cli.text.display import terminal_safe
 from zeromem_cli.text.secrets import mask_secrets
 
 FORMATS = ("text", "markdown", "json", "xml")
@@ -37,7 +38,7 @@ def masked_content(memory: Memory) -> str:
     Writes refuse secrets, but a memory stored before detection existed, or with
     ``--allow-secret``, may hold one; a prompt must not receive it unless asked to.
     """
-    return mask_secrets(memory.content, SECRET_MASK)
+    return terminal_safe(mask_secrets(memory.content, SECRET_MASK))
 
 
 def cached_content(content_of: ContentOf) -> ContentOf:
@@ -51,6 +52,12 @@ def cached_content(content_of: ContentOf) -> ContentOf:
         return text
 
     return cached
+
+
+def _label(text: str, mask: bool) -> str:
+    """A category as printed: masked unless revealed (every format prints it), and never a
+    control character a terminal would obey."""
+    return terminal_safe(mask_secrets(text, SECRET_MASK) if mask else text)
 
 
 def _date(memory: Memory) -> str:
@@ -98,7 +105,7 @@ def _json_record(memory: Memory, content: str, mask_labels: bool) -> dict[str, A
     return {
         "id": memory.id,
         "content": content,
-        "category": memory.category,
+        "category": _label(memory.category, mask_labels),
         "tags": tags,
         "key": key,
         "importance": memory.importance,
@@ -143,18 +150,19 @@ class Formatter:
     def unit(self, memory: Memory, *, last: bool = False) -> str:
         """The text of one memory, with its own line break(s)."""
         content = self.content_of(memory)
+        category = _label(memory.category, self.mask_labels)
         if self.fmt == "text":
             body = content.replace("\n", "\n  ")
-            return f"- [{memory.category}] {body} ({_date(memory)})\n"
+            return f"- [{category}] {body} ({_date(memory)})\n"
         if self.fmt == "markdown":
             pin = "📌 " if memory.pinned else ""
-            category = _markdown_line(memory.category).replace("*", "\\*")
+            category = _markdown_line(category).replace("*", "\\*")
             return f"- {pin}**{category}** {_markdown_text(content)} _({_date(memory)})_\n"
         if self.fmt == "json":
             return _dumps(_json_record(memory, content, self.mask_labels)) + (
                 "\n" if last else ",\n"
             )
-        attributes = f'id="{memory.id}" category="{xml_escape(memory.category, attribute=True)}"'
+        attributes = f'id="{memory.id}" category="{xml_escape(category, attribute=True)}"'
         if memory.pinned:
             attributes += ' pinned="true"'
         attributes += f' date="{_date(memory)}"'

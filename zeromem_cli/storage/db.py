@@ -8,7 +8,9 @@ before SQLite writes anything, so a mistaken ``--db`` never damages the file it 
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,11 +24,37 @@ BUSY_TIMEOUT_SECONDS = 30.0
 T = TypeVar("T")
 
 
+# ``postgresql://u@/db`` read as a path: Path folds "//" to "/", so the first part is "scheme:".
+_URL_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]+):/")
+
+
+def check_location(location: str | Path) -> None:
+    """Refuse a database location zeromem does not serve, before anything is created.
+
+    A ``scheme://`` URL is never a file path (it would become folders named ``postgresql:``
+    in the current directory). This is the one place a future backend (PostgreSQL) hooks in:
+    for now every scheme is refused with one line.
+    """
+    text = str(location)
+    match = _URL_SCHEME.match(text)
+    if match is None:
+        return
+    scheme = match.group(1).lower()
+    if scheme in ("postgres", "postgresql"):
+        raise StoreError(
+            "PostgreSQL databases are not supported in this version: give a SQLite file path"
+        )
+    raise StoreError(f"{scheme}:// is not a database zeromem can open: give a SQLite file path")
+
+
 def _check_path(path: Path) -> None:
+    check_location(path)
     if path.is_dir():
         raise StoreError(f"{path} is a directory, not a database file")
     if not path.exists():
         return
+    if not stat.S_ISREG(path.stat().st_mode):  # /dev/null, a FIFO, a socket: not a database
+        raise StoreError(f"{path} is not a regular file: give a database file path")
     try:
         with path.open("rb") as handle:
             header = handle.read(len(SQLITE_HEADER))
@@ -122,6 +150,10 @@ def map_error(exc: sqlite3.Error, path: Path | str) -> StoreError:
             f"database is locked: another process is using {path} "
             f"(waited up to {BUSY_TIMEOUT_SECONDS:.0f}s); try again"
         )
+    if "disk is full" in lowered:
+        return StoreError(f"cannot write {path}: the database or disk is full")
+    if "disk i/o error" in lowered:
+        return StoreError(f"cannot use {path}: disk I/O error (is the disk full?)")
     if "readonly" in lowered or "read-only" in lowered:
         return StoreError(f"cannot write {path}: the database or its folder is read-only")
     if "not a database" in lowered or "malformed" in lowered:
@@ -167,11 +199,25 @@ def transaction(conn: sqlite3.Connection, path: Path | str) -> Iterator[sqlite3.
         yield conn
         conn.execute("COMMIT")
     except sqlite3.Error as exc:
-        conn.execute("ROLLBACK")
+        _rollback(conn, "ROLLBACK")
         raise map_error(exc, path) from None
     except BaseException:
-        conn.execute("ROLLBACK")
+        _rollback(conn, "ROLLBACK")
         raise
+
+
+def _rollback(conn: sqlite3.Connection, *statements: str) -> None:
+    """Undo what is still open. On a full disk or an I/O error SQLite has already rolled the
+    transaction back: rolling back again would fail ("no transaction is active") and that
+    error would hide the cause, so only an open transaction is rolled back, and a failing
+    rollback never replaces the error being raised."""
+    if not conn.in_transaction:
+        return
+    try:
+        for statement in statements:
+            conn.execute(statement)
+    except sqlite3.Error:
+        pass
 
 
 def _savepoint(conn: sqlite3.Connection, path: Path | str) -> Iterator[sqlite3.Connection]:
@@ -181,12 +227,10 @@ def _savepoint(conn: sqlite3.Connection, path: Path | str) -> Iterator[sqlite3.C
         yield conn
         conn.execute(f"RELEASE {name}")
     except sqlite3.Error as exc:
-        conn.execute(f"ROLLBACK TO {name}")
-        conn.execute(f"RELEASE {name}")
+        _rollback(conn, f"ROLLBACK TO {name}", f"RELEASE {name}")
         raise map_error(exc, path) from None
     except BaseException:
-        conn.execute(f"ROLLBACK TO {name}")
-        conn.execute(f"RELEASE {name}")
+        _rollback(conn, f"ROLLBACK TO {name}", f"RELEASE {name}")
         raise
 
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.errors import SecretDetectedError
 from zeromem_cli.plain import FrozenRecord
+from zeromem_cli.text.display import MAYBE_SECRET
 
 __all__ = [
     "RULES",
@@ -93,8 +94,12 @@ def _shannon_entropy(value: str) -> float:
     return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
 
 
+# Code that reads a secret from somewhere else: ``os.environ[...]``, ``getpass.getpass()``.
+_CODE_EXPRESSION = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*[(\[]")
+
+
 def _not_placeholder(value: str) -> bool:
-    return not _placeholder().match(value)
+    return not _placeholder().match(value) and not _CODE_EXPRESSION.match(value)
 
 
 def _password_value(value: str) -> bool:
@@ -231,6 +236,57 @@ _RULE_SOURCES = (
         + r"whsec_[0-9A-Za-z]{24,}"
         + _END,
     ),
+    _rule("npm_token", "npm access token", _START + r"npm_[A-Za-z0-9]{36}" + _END, _mixed_token),
+    _rule(
+        "huggingface_token",
+        "Hugging Face token",
+        _START + r"hf_[A-Za-z0-9]{34,}" + _END,
+        _mixed_token,
+    ),
+    _rule("pypi_token", "PyPI API token", _START + r"pypi-AgE[A-Za-z0-9_\-]{50,}" + _END),
+    _rule(
+        "docker_token",
+        "Docker personal access token",
+        _START + r"dckr_pat_[A-Za-z0-9_\-]{20,}" + _END,
+        _mixed_token,
+    ),
+    _rule(
+        "sendgrid_key",
+        "SendGrid API key",
+        _START + r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{30,64}" + _END,
+    ),
+    _rule(
+        "twilio_key",
+        "Twilio API key",
+        _START + r"SK[0-9a-f]{32}" + _END,
+        lambda value: not value[2:].isdigit(),
+    ),
+    _rule(
+        "azure_storage_key",
+        "Azure storage account key",
+        r"(?i:AccountKey)\s*=\s*(?P<secret>[A-Za-z0-9+/]{40,}={0,2})",
+        _mixed_token,
+    ),
+    _rule(
+        "basic_auth",
+        "HTTP basic credentials",
+        r"(?i:authorization)[\"']?\s*[:=]\s*[\"']?(?i:basic)\s+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})",
+        _not_placeholder,
+    ),
+    _rule(
+        "password_phrase",
+        "password in a sentence",
+        r"\b(?:my|our|the)\s+(?:[A-Za-z-]+\s+){0,2}(?:password|passcode|passphrase|pin)\s+"
+        r"(?:is|was)\s*:?\s+[\"'`]?(?P<secret>[^\s\"'`,;]{4,200})",
+        _password_after_colon,
+        re.IGNORECASE,
+    ),
+    _rule(
+        "password_phrase",
+        "password in a sentence",
+        r"密码(?:是|为|：|:)\s*[\"'“「]?(?P<secret>[!-~]{4,200})",
+        lambda value: _not_placeholder(value.rstrip(".,;!?")),
+    ),
     _rule(
         "jwt",
         "JSON Web Token",
@@ -301,7 +357,7 @@ def _secret_span(match: re.Match[str]) -> tuple[int, int]:
 # Every rule needs one of these: an assignment sign (password=, api_key:, scheme://user:pw@),
 # a run of 12+ token characters (every vendor token, key and JWT is longer), or a PEM header.
 # Text without any of them (most prose) skips the 17 rule scans: import checks every field.
-_MAYBE_SECRET = re.compile(r"[=:]|[A-Za-z0-9_\-/+.]{12}|-----BEGIN")
+_MAYBE_SECRET = MAYBE_SECRET  # shared with ``display``, which skips importing this module
 # And every rule holds a literal of its own: a vendor prefix, "://", "earer" (Bearer), a PEM
 # header, or, for the rules that ignore case, a password / passphrase / pwd / secret / key /
 # token name. Most text that passes the check above (a colon, a long word) holds none of them
@@ -320,6 +376,7 @@ _MARKS_BY_CHAR = (
             *("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glsoat-"),  # gitlab_token
             "xapp-",  # slack_token
             "sk-",  # anthropic_key, openai_key
+            "pypi-",  # pypi_token
         ),
     ),
     (
@@ -327,6 +384,9 @@ _MARKS_BY_CHAR = (
         (
             *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),  # github_token
             *("sk_", "rk_", "whsec_"),  # stripe_key
+            "npm_",  # npm_token
+            "hf_",  # huggingface_token
+            "dckr_pat_",  # docker_token
         ),
     ),
     (
@@ -339,6 +399,9 @@ _MARKS_BY_CHAR = (
     ),
 )
 _OTHER_MARKS = (
+    "SG.",  # sendgrid_key
+    "SK",  # twilio_key
+    "密码",  # password_phrase (Chinese)
     "xox",  # slack_token
     "://",  # slack_webhook, url_credentials
     "eyJ",  # jwt
@@ -348,7 +411,7 @@ _MARKS = (*(mark for _, marks in _MARKS_BY_CHAR for mark in marks), *_OTHER_MARK
 # The IGNORECASE rules (aws_secret_access_key, password_assignment, api_key_assignment) name
 # one of these. casefold() maps every character that IGNORECASE matches to one of these
 # letters (the Kelvin sign, the long s) to that letter, so the test holds for them too.
-_FOLDED_MARKS = ("secret", "pass", "pwd", "key", "token")
+_FOLDED_MARKS = ("secret", "pass", "pwd", "key", "token", "basic", "pin")
 
 
 def _ending_with(char: str, marks: tuple[str, ...]) -> str:
@@ -367,7 +430,8 @@ _cased_marks_search: Callable[[str], re.Match[str] | None] | None = None  # comp
 def _cased_marks() -> Callable[[str], re.Match[str] | None]:
     global _cased_marks_search
     groups = [_ending_with(char, marks) for char, marks in _MARKS_BY_CHAR]
-    pattern = re.compile("|".join([*groups, "xox", "://", "yJ(?<=eyJ)", "arer(?<=earer)"]))
+    literals = [r"SG\.", "SK", "密码", "xox", "://", "yJ(?<=eyJ)", "arer(?<=earer)"]
+    pattern = re.compile("|".join([*groups, *literals]))
     _cased_marks_search = pattern.search
     return _cased_marks_search
 

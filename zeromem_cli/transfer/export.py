@@ -2,7 +2,9 @@
 
 Export reads rows in id order and writes one format; ``jsonl`` is lossless (every field, and
 ``history`` with ``with_history``), so export -> import into an empty database -> export gives
-the same bytes. A file is written atomically (``write_atomically``).
+the same bytes; ``json`` holds the same records. ``csv`` and ``markdown`` are read by people
+(a spreadsheet, a document): there every text cell is masked and made terminal-safe like the
+table output (``text.display``). A file is written atomically (``write_atomically``).
 """
 
 from __future__ import annotations
@@ -10,15 +12,18 @@ from __future__ import annotations
 import csv
 import json
 import os
+import stat
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.errors import InvalidInputError, StoreError
 from zeromem_cli.models import MEMORY_FIELDS, Filters
 from zeromem_cli.storage import memories
 from zeromem_cli.storage.db import mapped_errors
+from zeromem_cli.text.display import shown
 
 if TYPE_CHECKING:
     from zeromem_cli.store import MemoryStore
@@ -77,11 +82,18 @@ def _write_csv(records: list[dict[str, Any]], out: IO[str]) -> None:
                 cells.append(json.dumps(value, ensure_ascii=False))
             else:
                 cells.append(str(value))
-        writer.writerow(cells)
+        writer.writerow([shown(cell) for cell in cells])
+
+
+def _shown_record(record: dict[str, Any]) -> dict[str, Any]:
+    return {
+        name: shown(value) if isinstance(value, str) else value for name, value in record.items()
+    } | {"tags": [shown(tag) for tag in record.get("tags") or []]}
 
 
 def to_markdown(records: list[dict[str, Any]]) -> str:
     """A document for people: one section per category, one bullet per memory."""
+    records = [_shown_record(record) for record in records]
     lines = ["# zeromem memories", ""]
     if not records:
         lines += ["_No memories._", ""]
@@ -116,7 +128,27 @@ def to_markdown(records: list[dict[str, Any]]) -> str:
 
 def write_atomically(path: Path, write: Callable[[IO[str]], None]) -> None:
     """Write a file via a private temporary file in the same folder, then rename it in place:
-    readers see the old file or the complete new one, never half a file."""
+    readers see the old file or the complete new one, never half a file.
+
+    Only a regular file (or a new path) is replaced so. ``-`` is stdout, and a target that is
+    not a regular file (/dev/stdout, a FIFO, /dev/fd/N, /proc/self/fd/N, a symlink to one) is
+    written straight through: renaming over it would replace a device every process uses
+    with a plain file. A symlink to a regular file replaces the file it points at.
+    """
+    if str(path) == "-":
+        write(sys.stdout)
+        sys.stdout.flush()
+        return
+    try:
+        mode = path.stat().st_mode  # follows symlinks
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if mode is not None and (not stat.S_ISREG(mode) or _names_a_descriptor(path)):
+        _write_through(path, write)
+        return
+    path = Path(os.path.realpath(path)) if path.is_symlink() else path
     folder = path.parent if str(path.parent) else Path(".")
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
@@ -128,9 +160,41 @@ def write_atomically(path: Path, write: Callable[[IO[str]], None]) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(temporary)
         except OSError:
             pass
+        if isinstance(exc, OSError):  # a full disk, a quota: the cause in one line
+            raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
         raise
+
+
+def _names_a_descriptor(path: Path) -> bool:
+    """True when ``path`` or a symlink it goes through is under /dev or /proc (/dev/stdout,
+    /proc/self/fd/1): an open descriptor of this process, even when that is a regular file
+    (``-o /dev/stdout >> log``), so it is written through, never renamed over."""
+    current = os.path.abspath(path)
+    for _ in range(40):
+        if current.startswith(("/dev/", "/proc/")):
+            return True
+        if not os.path.islink(current):
+            return False
+        target = os.readlink(current)
+        current = os.path.normpath(os.path.join(os.path.dirname(current), target))
+    return False
+
+
+def _write_through(path: Path, write: Callable[[IO[str]], None]) -> None:
+    """Write to an existing non-regular file as it is (no temporary file, no rename).
+    Opened to append: a descriptor's file was already truncated or not by whoever opened it
+    (``> out`` or ``>> out``); for a device or a FIFO the two are the same."""
+    try:
+        with open(path, "a", encoding="utf-8", newline="") as handle:
+            write(handle)
+    except IsADirectoryError:
+        raise InvalidInputError(f"{path} is a directory") from None
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None

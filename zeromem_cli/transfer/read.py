@@ -544,7 +544,7 @@ def validate_record(
     return ImportRecord(where, values, given_fields, history, requested_id, normalized)
 
 
-_SECRET_FIELDS = ("content", "key", "tags", "meta")
+_SECRET_FIELDS = ("content", "category", "key", "tags", "meta", "user", "agent", "session")
 
 
 def _refuse_secrets(where: str, values: dict[str, Any], history: list[dict[str, Any]]) -> None:
