@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from zeromem_cli.storage import fts
+from zeromem_cli.storage.sqlite import fts
 from zeromem_cli.storage.uids import uid_to_db
 from zeromem_cli.store import MemoryStore
 from zeromem_cli.text.normalize import INDEX_VERSION, content_hash

@@ -515,7 +515,7 @@ def _init_Window(  # type: ignore[no-untyped-def]
     _set(self, "rare_ids", rare_ids)
 
 
-INITS["storage.window.Window"] = _init_Window
+INITS["storage.sqlite.window.Window"] = _init_Window
 
 
 def _init_Term(  # type: ignore[no-untyped-def]

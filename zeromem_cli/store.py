@@ -23,7 +23,7 @@ from zeromem_cli.errors import InvalidInputError, StoreError
 from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope, WriteResult
 from zeromem_cli.pack import DEFAULT_POOL
 from zeromem_cli.search import BM25_WEIGHTS, DEFAULT_RANKING, Ranking, run_fts_search, run_search
-from zeromem_cli.storage import db, fts, memories, migrations
+from zeromem_cli.storage.sqlite import db, fts, memories, migrations
 from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import parse_query
 from zeromem_cli.times import Clock, utcnow

@@ -19,7 +19,7 @@ from typing import Any
 from zeromem_cli import validation
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Filters, Memory, Scope, WriteResult
-from zeromem_cli.storage import candidates, memories
+from zeromem_cli.storage.sqlite import candidates, memories
 from zeromem_cli.text.normalize import clean_content as _clean
 from zeromem_cli.text.normalize import content_hash, require_utf8
 from zeromem_cli.times import from_iso, parse_expiry, to_iso

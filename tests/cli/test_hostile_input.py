@@ -16,7 +16,7 @@ from typer.testing import CliRunner, Result
 from tests.conftest import Run, as_json
 from zeromem_cli import MemoryStore, SchemaError
 from zeromem_cli.cli import app
-from zeromem_cli.storage import migrations as migrations_module
+from zeromem_cli.storage.sqlite import migrations as migrations_module
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 needs_non_root = pytest.mark.skipif(

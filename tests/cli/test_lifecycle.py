@@ -335,7 +335,7 @@ def test_gc_reports_a_locked_database_clearly(
     cli: Run, db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cli("add", "something")
-    monkeypatch.setattr("zeromem_cli.storage.db.BUSY_TIMEOUT_SECONDS", 0.2)
+    monkeypatch.setattr("zeromem_cli.storage.sqlite.db.BUSY_TIMEOUT_SECONDS", 0.2)
     holder = sqlite3.connect(db_path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     try:

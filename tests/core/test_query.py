@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from zeromem_cli import Filters, MemoryStore
-from zeromem_cli.storage.migrations import FTS_TOKENIZER
+from zeromem_cli.storage.sqlite.migrations import FTS_TOKENIZER
 from zeromem_cli.text.normalize import index_text
 from zeromem_cli.text.query import (
     MAX_TERMS,

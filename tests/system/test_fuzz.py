@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from zeromem_cli import InvalidInputError, MemoryStore
-from zeromem_cli.storage.migrations import FTS_TOKENIZER
+from zeromem_cli.storage.sqlite.migrations import FTS_TOKENIZER
 from zeromem_cli.text.normalize import clean_content, content_hash, index_text, normalize
 from zeromem_cli.text.query import build_match, query_terms, quote
 from zeromem_cli.text.secrets import find_secrets, mask_secrets

@@ -22,8 +22,8 @@ from tests.conftest import index_names
 from zeromem_cli import MemoryStore, SchemaError
 from zeromem_cli.lifecycle import GcPolicy, collect_garbage
 from zeromem_cli.models import Filters
-from zeromem_cli.storage import migrations as migrations_module
-from zeromem_cli.storage.migrations import LATEST_VERSION, MIGRATIONS
+from zeromem_cli.storage.sqlite import migrations as migrations_module
+from zeromem_cli.storage.sqlite.migrations import LATEST_VERSION, MIGRATIONS
 from zeromem_cli.transfer.export import export_records
 from zeromem_cli.transfer.imports import import_text
 
@@ -161,7 +161,7 @@ def test_a_long_upgrade_is_announced_first(tmp_path: Path, monkeypatch: pytest.M
     from typer.testing import CliRunner
 
     from zeromem_cli.cli import app
-    from zeromem_cli.storage import migrations
+    from zeromem_cli.storage.sqlite import migrations
 
     monkeypatch.setattr(migrations, "NOTICE_MIN_MEMORIES", 2)  # "large": the 3 memories here
     old = tmp_path / "old.db"

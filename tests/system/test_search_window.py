@@ -1,5 +1,5 @@
-"""Bounded ranking on large match sets (``zeromem_cli.storage.window``), shown on a small store by
-lowering the threshold: only the newest matches and every match of a rare word are ranked,
+"""Bounded ranking on large match sets (``zeromem_cli.storage.sqlite.window``), shown on a small
+store by lowering the threshold: only the newest matches and every match of a rare word are ranked,
 and the search falls back to ranking everything when too few of those are visible.
 
 System layer: the window is a SQLite FTS5 strategy (``find_window`` on the store's connection,
@@ -13,7 +13,7 @@ import pytest
 
 from zeromem_cli import Filters, MemoryStore
 from zeromem_cli.search import Ranking
-from zeromem_cli.storage import window
+from zeromem_cli.storage.sqlite import window
 from zeromem_cli.text.query import expand_terms
 
 EXACT = Ranking(pool=0)  # no re-scoring pool: the window alone decides what is ranked

@@ -52,7 +52,7 @@ _NEVER = {
     "zeromem_cli.transfer.imports",
     "zeromem_cli.transfer.export",
     "zeromem_cli.transfer.read",
-    "zeromem_cli.storage.bulk",
+    "zeromem_cli.storage.sqlite.bulk",
     "zeromem_cli.lifecycle",
     "zeromem_cli.stats",
     "zeromem_cli.cli.render_info",

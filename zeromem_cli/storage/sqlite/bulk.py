@@ -17,9 +17,9 @@ from operator import itemgetter
 from typing import Any
 
 from zeromem_cli.models import HISTORY_FIELDS, MEMORY_FIELDS, Memory, Scope
-from zeromem_cli.storage import fts
-from zeromem_cli.storage.memories import archive_version, to_memory
-from zeromem_cli.storage.sql import scope_clause
+from zeromem_cli.storage.sqlite import fts
+from zeromem_cli.storage.sqlite.memories import archive_version, to_memory
+from zeromem_cli.storage.sqlite.sql import scope_clause
 from zeromem_cli.storage.uids import uid_to_db
 from zeromem_cli.times import to_iso
 

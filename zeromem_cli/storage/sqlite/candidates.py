@@ -17,8 +17,8 @@ from typing import Any
 
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Filters, Scope
-from zeromem_cli.storage.sql import SCOPE_SQL, filter_clause, scope_params
-from zeromem_cli.storage.window import Window, find_window
+from zeromem_cli.storage.sqlite.sql import SCOPE_SQL, filter_clause, scope_params
+from zeromem_cli.storage.sqlite.window import Window, find_window
 from zeromem_cli.text.query import Term
 
 # BM25 column weights: content, tags, category, key. Labels the user chose count more.

@@ -16,8 +16,8 @@ from typing import Any
 
 from zeromem_cli.errors import InvalidInputError, NotFoundError
 from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope
-from zeromem_cli.storage import fts
-from zeromem_cli.storage.sql import SCOPE_SQL, filter_clause, scope_params
+from zeromem_cli.storage.sqlite import fts
+from zeromem_cli.storage.sqlite.sql import SCOPE_SQL, filter_clause, scope_params
 from zeromem_cli.storage.uids import uid_from_db
 from zeromem_cli.times import from_iso, to_iso
 from zeromem_cli.validation import MAX_ID

@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from zeromem_cli.storage import migrations
-from zeromem_cli.storage.db import transaction
+from zeromem_cli.storage.sqlite import migrations
+from zeromem_cli.storage.sqlite.db import transaction
 from zeromem_cli.text.normalize import INDEX_VERSION, index_text
 
 Row = sqlite3.Row | dict[str, Any]
