@@ -24,8 +24,8 @@ from typing import Any
 
 from zeromem_cli.errors import InvalidInputError, NotFoundError
 from zeromem_cli.models import Filters, Memory, Scope
-from zeromem_cli.storage.sqlite import bulk, fts
-from zeromem_cli.storage.sqlite.db import mapped_errors
+from zeromem_cli.storage import bulk, fts
+from zeromem_cli.storage.db import mapped_errors
 from zeromem_cli.store import MemoryStore
 from zeromem_cli.times import to_iso
 

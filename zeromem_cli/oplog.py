@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from zeromem_cli.errors import StoreError
 from zeromem_cli.plain import Record
-from zeromem_cli.storage.sqlite import db
-from zeromem_cli.storage.sqlite import oplog as table
+from zeromem_cli.storage import db
+from zeromem_cli.storage import oplog as table
 from zeromem_cli.times import to_iso
 
 if TYPE_CHECKING:

@@ -25,8 +25,8 @@ from functools import cache
 
 from zeromem_cli.models import Filters, Scope
 from zeromem_cli.plain import FrozenRecord
-from zeromem_cli.storage.sqlite import candidates as storage
-from zeromem_cli.storage.sqlite.candidates import BM25_WEIGHTS
+from zeromem_cli.storage import candidates as storage
+from zeromem_cli.storage.candidates import BM25_WEIGHTS
 from zeromem_cli.storage.sqlite.window import any_of
 from zeromem_cli.text.lexicon import IRREGULAR_FORMS, MONTHS
 from zeromem_cli.text.normalize import fold, latin_words, normalize, simplified

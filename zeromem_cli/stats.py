@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.oplog import summarize
 from zeromem_cli.pack.tokens import count_tokens
-from zeromem_cli.storage.sqlite import bulk
-from zeromem_cli.storage.sqlite.db import mapped_errors
+from zeromem_cli.storage import bulk
+from zeromem_cli.storage.db import mapped_errors
 
 if TYPE_CHECKING:
     from zeromem_cli.store import MemoryStore

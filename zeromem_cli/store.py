@@ -10,7 +10,6 @@ arguments, then run one function over the connection (``search``, ``writes``,
 from __future__ import annotations
 
 import builtins
-import sqlite3
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
@@ -23,7 +22,7 @@ from zeromem_cli.errors import InvalidInputError, StoreError
 from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope, WriteResult
 from zeromem_cli.pack import DEFAULT_POOL
 from zeromem_cli.search import BM25_WEIGHTS, DEFAULT_RANKING, Ranking, run_fts_search, run_search
-from zeromem_cli.storage.sqlite import db, fts, memories, migrations
+from zeromem_cli.storage import db, memories
 from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import parse_query
 from zeromem_cli.times import Clock, utcnow
@@ -60,22 +59,14 @@ class MemoryStore:
             from zeromem_cli.paths import default_db_path
 
             path = default_db_path()
-        self.path = Path(path)
+        # A PostgreSQL URL stays text (a Path would fold its "//"); ``path`` names it in
+        # messages with any password masked.
+        self.location: str | Path = db.location(path)
+        self.path: Path | str = db.display(self.location) if db.is_url(path) else Path(path)
         self.scope = Scope(user, agent, session)
         self.clock: Clock = clock or utcnow
         self.max_content_bytes = max_content_bytes
-        self._conn = db.connect(self.path)
-        try:
-            # Opening races other processes creating or checkpointing the same file:
-            # retried while SQLite reports busy without waiting (see db.retry_busy).
-            db.retry_busy(lambda: migrations.migrate(self._conn, notice))
-            db.retry_busy(lambda: fts.ensure_index_version(self._conn, self.path, notice))
-        except sqlite3.Error as exc:
-            self._conn.close()
-            raise db.map_error(exc, self.path) from None
-        except BaseException:
-            self._conn.close()
-            raise
+        self._conn = db.open_store(self.location, notice)
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -98,16 +89,17 @@ class MemoryStore:
         self.close()
 
     @property
-    def connection(self) -> sqlite3.Connection:
-        """The raw connection: for the library functions that take a store and run
-        ``storage`` functions on its database (``lifecycle``, ``stats``, ``oplog``,
-        ``transfer``), and for tests and tools that inspect the file."""
+    def connection(self) -> Any:
+        """The raw connection (a ``sqlite3.Connection``, or a psycopg connection for a
+        PostgreSQL store): for the library functions that take a store and run ``storage``
+        functions on its database (``lifecycle``, ``stats``, ``oplog``, ``transfer``), and for
+        tests and tools that inspect the database."""
         return self._conn
 
     def now(self) -> datetime:
         return self.clock()
 
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[Any]:
         """One write transaction (``BEGIN IMMEDIATE``: the write lock up front).
 
         Nested use joins the outer transaction through a SAVEPOINT, so a library caller (or
@@ -177,7 +169,7 @@ class MemoryStore:
         parsed = None if fts else parse_query(query)
         now = self.now()
 
-        def run(conn: sqlite3.Connection) -> builtins.list[tuple[sqlite3.Row, float]]:
+        def run(conn: Any) -> builtins.list[tuple[Any, float]]:
             if parsed is None:
                 return run_fts_search(conn, self.scope, now, query, **options)
             return run_search(conn, self.scope, now, parsed, as_of=as_of, **options)

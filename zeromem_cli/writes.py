@@ -19,7 +19,7 @@ from typing import Any
 from zeromem_cli import validation
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Filters, Memory, Scope, WriteResult
-from zeromem_cli.storage.sqlite import candidates, memories
+from zeromem_cli.storage import candidates, memories
 from zeromem_cli.text.normalize import clean_content as _clean
 from zeromem_cli.text.normalize import content_hash, require_utf8
 from zeromem_cli.times import from_iso, parse_expiry, to_iso
@@ -167,7 +167,15 @@ def write(
     similar = [] if allow_duplicate else similar_memories(conn, scope, now, given["content"])
     if similar and merge and given["key"] is None:
         return merge_into(conn, now, similar, given)
-    return insert(conn, scope, created_at or to_iso(now), values, similar)
+    try:
+        return insert(conn, scope, created_at or to_iso(now), values, similar)
+    except memories.KeyTaken:
+        # Another writer committed this key between our look-up and our insert (PostgreSQL:
+        # the unique index made us wait for it): this write becomes its next version.
+        updated = upsert_key(conn, scope, now, given)
+        if updated is None:
+            raise
+        return updated
 
 
 def upsert_key(

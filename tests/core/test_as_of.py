@@ -11,8 +11,8 @@ ASKED = datetime(2023, 5, 25, 10, 0, tzinfo=timezone.utc)
 TODAY = datetime(2026, 3, 1, tzinfo=timezone.utc)
 
 
-def _store(tmp_path: Path) -> tuple[MemoryStore, int, int]:
-    store = MemoryStore(tmp_path / "m.db", clock=lambda: TODAY)
+def _store(db_path: Path | str) -> tuple[MemoryStore, int, int]:
+    store = MemoryStore(db_path, clock=lambda: TODAY)
     then = store.write(
         "went hiking at Mount Tam with Sam", created_at=datetime(2023, 5, 20, tzinfo=timezone.utc)
     ).memory.id
@@ -23,8 +23,8 @@ def _store(tmp_path: Path) -> tuple[MemoryStore, int, int]:
     return store, then, later
 
 
-def test_last_week_is_the_week_before_the_question(tmp_path: Path) -> None:
-    store, then, later = _store(tmp_path)
+def test_last_week_is_the_week_before_the_question(db_path: Path | str) -> None:
+    store, then, later = _store(db_path)
     with store:
         asked = store.search("where did I go hiking last week", as_of=ASKED)
         assert asked[0].id == then
@@ -33,8 +33,8 @@ def test_last_week_is_the_week_before_the_question(tmp_path: Path) -> None:
         assert (asked[0].score or 0.0) > 1.5 * plain[then]
 
 
-def test_pack_reckons_from_the_question_date_too(tmp_path: Path) -> None:
-    with MemoryStore(tmp_path / "m.db", clock=lambda: TODAY) as store:
+def test_pack_reckons_from_the_question_date_too(db_path: Path | str) -> None:
+    with MemoryStore(db_path, clock=lambda: TODAY) as store:
         then = store.write(
             "went hiking at Mount Tam with Sam",
             created_at=datetime(2023, 5, 20, tzinfo=timezone.utc),
@@ -49,8 +49,8 @@ def test_pack_reckons_from_the_question_date_too(tmp_path: Path) -> None:
         assert [m.id for m in asked_first] == [then, recent]
 
 
-def test_as_of_does_not_hide_or_reveal_memories(tmp_path: Path) -> None:
-    store, then, later = _store(tmp_path)
+def test_as_of_does_not_hide_or_reveal_memories(db_path: Path | str) -> None:
+    store, then, later = _store(db_path)
     with store:
         found = {m.id for m in store.search("hiking", as_of=ASKED)}
         assert found == {then, later}

@@ -19,8 +19,8 @@ CASES = [
 
 
 @pytest.mark.parametrize(("memory", "query"), CASES, ids=[q for _, q in CASES])
-def test_other_script_is_found_first(tmp_path: Path, memory: str, query: str) -> None:
-    with MemoryStore(tmp_path / "m.db") as store:
+def test_other_script_is_found_first(db_path: Path | str, memory: str, query: str) -> None:
+    with MemoryStore(db_path) as store:
         store.add(memory)
         store.add("午饭在公司楼下吃面")
         store.add("Weekly report goes out on Friday")
@@ -28,16 +28,16 @@ def test_other_script_is_found_first(tmp_path: Path, memory: str, query: str) ->
         assert hits and hits[0].content == memory
 
 
-def test_stored_text_keeps_its_own_script(tmp_path: Path) -> None:
+def test_stored_text_keeps_its_own_script(db_path: Path | str) -> None:
     # Folding is for matching only: what the user stored comes back as written.
-    with MemoryStore(tmp_path / "m.db") as store:
+    with MemoryStore(db_path) as store:
         store.add("會議改到週三", tags=["會議"])
         hit = store.search("会议")[0]
         assert hit.content == "會議改到週三" and hit.tags == ["會議"]
 
 
-def test_tags_and_keys_fold_too(tmp_path: Path) -> None:
-    with MemoryStore(tmp_path / "m.db") as store:
+def test_tags_and_keys_fold_too(db_path: Path | str) -> None:
+    with MemoryStore(db_path) as store:
         store.add("每週五下午", key="週報時間")
         store.add("别的东西")
         assert store.search("周报时间")[0].content == "每週五下午"

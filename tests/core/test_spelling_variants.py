@@ -22,8 +22,10 @@ CASES = [
 
 
 @pytest.mark.parametrize(("memory", "query"), CASES, ids=[q for _, q in CASES])
-def test_other_spelling_is_found_and_ranked_first(tmp_path: Path, memory: str, query: str) -> None:
-    with MemoryStore(tmp_path / "m.db") as store:
+def test_other_spelling_is_found_and_ranked_first(
+    db_path: Path | str, memory: str, query: str
+) -> None:
+    with MemoryStore(db_path) as store:
         store.add(memory)
         store.add("Lunch at noon with the team about the budget")
         store.add("A note on the weekly report and the backlog")
@@ -31,16 +33,18 @@ def test_other_spelling_is_found_and_ranked_first(tmp_path: Path, memory: str, q
         assert hits and hits[0].content == memory
 
 
-def test_holding_every_word_in_the_other_spelling_counts_as_holding_them(tmp_path: Path) -> None:
+def test_holding_every_word_in_the_other_spelling_counts_as_holding_them(
+    db_path: Path | str,
+) -> None:
     # Coverage: the memory with both words (British) beats one holding only "color" twice.
-    with MemoryStore(tmp_path / "m.db") as store:
+    with MemoryStore(db_path) as store:
         both = store.add("favourite colour: teal").id
         store.add("color color color palette notes")
         assert store.search("favorite color")[0].id == both
 
 
-def test_a_word_without_another_spelling_gains_no_matches(tmp_path: Path) -> None:
-    with MemoryStore(tmp_path / "m.db") as store:
+def test_a_word_without_another_spelling_gains_no_matches(db_path: Path | str) -> None:
+    with MemoryStore(db_path) as store:
         store.add("the surprise party is on friday")
         store.add("surprize is a typo nobody stored")
         assert [m.content for m in store.search("surprise")] == ["the surprise party is on friday"]

@@ -162,8 +162,8 @@ def test_every_write_path_refuses_the_same_values(store: MemoryStore) -> None:
     assert len(store.history(kept.id)) == 1
 
 
-def test_a_store_limit_on_content_size_counts_bytes(tmp_path: Any) -> None:
-    with MemoryStore(tmp_path / "small.db", max_content_bytes=12) as store:
+def test_a_store_limit_on_content_size_counts_bytes(db_path: Any) -> None:
+    with MemoryStore(db_path, max_content_bytes=12) as store:
         assert store.add("周报周报").content == "周报周报"  # 12 bytes in UTF-8
         with pytest.raises(InvalidInputError, match="content is 15 bytes, over the limit of 12"):
             store.add("周报周报周")

@@ -53,6 +53,10 @@ _NEVER = {
     "zeromem_cli.transfer.export",
     "zeromem_cli.transfer.read",
     "zeromem_cli.storage.sqlite.bulk",
+    # A SQLite store never loads the PostgreSQL backend or its driver (only a postgresql:// URL).
+    "zeromem_cli.storage.postgres",
+    "psycopg",
+    "psycopg_binary",
     "zeromem_cli.lifecycle",
     "zeromem_cli.stats",
     "zeromem_cli.cli.render_info",

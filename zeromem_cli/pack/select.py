@@ -52,7 +52,7 @@ from zeromem_cli.pack.format import (
 from zeromem_cli.pack.tokens import Tokenizer, get_tokenizer
 from zeromem_cli.plain import FrozenRecord, Record, field
 from zeromem_cli.search import DEFAULT_RANKING, run_search
-from zeromem_cli.storage.sqlite import memories as stored
+from zeromem_cli.storage import memories as stored
 from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import ParsedQuery, parse_query
 from zeromem_cli.text.similarity import features, word_features

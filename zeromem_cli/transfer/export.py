@@ -21,8 +21,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 from zeromem_cli.errors import InvalidInputError, StoreError
 from zeromem_cli.models import MEMORY_FIELDS, Filters
-from zeromem_cli.storage.sqlite import memories
-from zeromem_cli.storage.sqlite.db import mapped_errors
+from zeromem_cli.storage import memories
+from zeromem_cli.storage.db import mapped_errors
 from zeromem_cli.text.display import shown
 
 if TYPE_CHECKING:

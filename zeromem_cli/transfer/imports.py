@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.storage.sqlite import bulk, fts, memories
-from zeromem_cli.storage.sqlite.bulk import COLUMNS, HISTORY_COLUMNS, ImportConflict
-from zeromem_cli.storage.sqlite.db import page_cache
+from zeromem_cli.storage import bulk, fts, memories
+from zeromem_cli.storage.bulk import COLUMNS, HISTORY_COLUMNS, ImportConflict
+from zeromem_cli.storage.db import page_cache
 from zeromem_cli.storage.uids import uid_from_db
 from zeromem_cli.text.normalize import index_text, index_text_of_normalized
 from zeromem_cli.times import to_iso

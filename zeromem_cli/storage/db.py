@@ -1,0 +1,114 @@
+"""Connections (interface; see ``storage.backend``): opening a store at a location (a SQLite
+file path or a ``postgresql://`` URL), reads, transactions and error mapping for either."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from zeromem_cli.errors import StoreError
+from zeromem_cli.storage.backend import forwarded
+from zeromem_cli.storage.sqlite import db as _sqlite
+
+T = TypeVar("T")
+BUSY_TIMEOUT_SECONDS = _sqlite.BUSY_TIMEOUT_SECONDS
+
+
+def is_url(location: object) -> bool:
+    """A ``postgresql://`` (or ``postgres://``) URL, as text."""
+    text = str(location)
+    return text[:11].lower() == "postgresql:" or text[:9].lower() == "postgres:"
+
+
+def location(given: str | Path) -> str | Path:
+    """A store location as given: a URL as text, anything else as a path. A URL that went
+    through ``Path`` lost a "/" of its "//" and is refused rather than guessed back."""
+    if not is_url(given):
+        return Path(given)
+    if isinstance(given, Path) or "://" not in given:
+        raise StoreError(f"{display(str(given))} is not a valid URL: give postgresql://...")
+    return given
+
+
+def display(location: str | Path) -> str:
+    """How a location is named in messages: a URL with any password masked."""
+    if is_url(location):
+        from zeromem_cli.storage.postgres.db import display as masked
+
+        return masked(str(location))
+    return str(location)
+
+
+def open_store(location: str | Path, notice: Callable[[str], None] | None = None) -> Any:
+    """A connection to the store at ``location``, its schema and index brought up to date."""
+    if is_url(location):
+        from zeromem_cli.storage.postgres import db as pg
+        from zeromem_cli.storage.postgres import fts as pg_fts
+        from zeromem_cli.storage.postgres import migrations as pg_migrations
+
+        url = str(location)
+        conn = pg.connect(url)
+        try:
+            with pg.mapped_errors(pg.display(url)):
+                pg_migrations.migrate(conn, notice)
+                pg_fts.ensure_index_version(conn, pg.display(url), notice)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+    from zeromem_cli.storage.sqlite import fts, migrations
+
+    path = Path(location)
+    conn = _sqlite.connect(path)
+    try:
+        # Opening races other processes creating or checkpointing the same file:
+        # retried while SQLite reports busy without waiting (see db.retry_busy).
+        _sqlite.retry_busy(lambda: migrations.migrate(conn, notice))
+        _sqlite.retry_busy(lambda: fts.ensure_index_version(conn, path, notice))
+    except sqlite3.Error as exc:
+        conn.close()
+        raise _sqlite.map_error(exc, path) from None
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+@contextmanager
+def mapped_errors(path: Path | str) -> Iterator[None]:
+    """Inside the block, a database exception (either driver) becomes a ``StoreError``."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise _sqlite.map_error(exc, path) from None
+    except Exception as exc:
+        if type(exc).__module__.startswith("psycopg"):
+            from zeromem_cli.storage.postgres.db import map_error
+
+            raise map_error(exc, display(path)) from None
+        raise
+
+
+def read(conn: Any, path: Path | str, action: Callable[[Any], T]) -> T:
+    """``action(conn)`` as a read runs: retried while SQLite is busy, errors mapped."""
+    if type(conn) is sqlite3.Connection:
+        return _sqlite.read(conn, path, action)
+    from zeromem_cli.storage.postgres import db as pg
+
+    return pg.read(conn, display(path), action)
+
+
+def transaction(conn: Any, path: Path | str) -> AbstractContextManager[Any]:
+    """One write transaction (nested: a savepoint)."""
+    if type(conn) is sqlite3.Connection:
+        return _sqlite.transaction(conn, path)
+    from zeromem_cli.storage.postgres import db as pg
+
+    return pg.transaction(conn, display(path))
+
+
+best_effort_writes = forwarded("db", _sqlite.best_effort_writes)
+page_cache = forwarded("db", _sqlite.page_cache)

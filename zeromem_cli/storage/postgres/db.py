@@ -1,0 +1,159 @@
+"""The PostgreSQL connection: URL handling (a password is never shown), the driver loaded only
+for such a URL, rows that read like ``sqlite3.Row``, transactions and error mapping.
+
+The connection is in autocommit mode and every write is one ``conn.transaction()`` block (nested
+blocks become savepoints, as on SQLite). psycopg 3 is the optional extra ``zeromem[postgres]``;
+without it a PostgreSQL URL fails with one line naming the extra.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+from zeromem_cli.errors import InvalidInputError, StoreError
+
+T = TypeVar("T")
+SCHEMES = ("postgres", "postgresql")
+_URL = re.compile(r"(?i)^(postgres|postgresql)://")
+# How long a statement waits for a row lock another writer holds before it gives up.
+LOCK_TIMEOUT_MS = 30_000
+
+
+def is_url(location: object) -> bool:
+    return isinstance(location, str) and _URL.match(location) is not None
+
+
+def display(url: str) -> str:
+    """``url`` as it may be shown: any password replaced by ``***`` (in the netloc and in a
+    ``password=`` query parameter)."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, host = netloc.rsplit("@", 1)
+        if ":" in userinfo:
+            userinfo = userinfo.split(":", 1)[0] + ":***"
+        netloc = f"{userinfo}@{host}"
+    query = re.sub(r"(?i)(^|&)(password)=[^&]*", r"\1\2=***", parts.query)
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+class Row(dict[str, Any]):
+    """A row by column name, and by position like ``sqlite3.Row`` (``row[0]``)."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, int):
+            return list(self.values())[key]
+        return dict.__getitem__(self, key)
+
+
+def _row_factory(cursor: Any) -> Callable[[Sequence[Any]], Row]:
+    names = [c.name for c in cursor.description] if cursor.description else []
+
+    def make(values: Sequence[Any]) -> Row:
+        return Row(zip(names, values, strict=True))
+
+    return make
+
+
+def _driver() -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        raise StoreError(
+            "PostgreSQL stores need the driver: pip install 'zeromem[postgres]'"
+        ) from None
+    return psycopg
+
+
+def connect(url: str) -> Any:
+    """An autocommit connection with ``Row`` rows; StoreError (password masked) if it fails."""
+    psycopg = _driver()
+    try:
+        conn = psycopg.connect(url, autocommit=True, row_factory=_row_factory)
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot connect to {display(url)}: {_first_line(exc, url)}") from None
+    except psycopg.ProgrammingError as exc:  # a malformed URL
+        raise StoreError(
+            f"invalid PostgreSQL URL {display(url)}: {_first_line(exc, url)}"
+        ) from None
+    conn.execute(f"SET lock_timeout = {LOCK_TIMEOUT_MS}")
+    return conn
+
+
+def _first_line(exc: BaseException, url: str = "") -> str:
+    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    parts = urlsplit(url) if url else None
+    if parts is not None and parts.password:
+        text = text.replace(parts.password, "***")
+    return text
+
+
+def is_driver_error(exc: BaseException) -> bool:
+    return type(exc).__module__.startswith("psycopg")
+
+
+def map_error(exc: BaseException, where: str) -> StoreError | InvalidInputError:
+    """A psycopg exception as one line the user can act on."""
+    state = getattr(exc, "sqlstate", None) or ""
+    text = _first_line(exc)
+    if state == "42501" or "permission denied" in text or "row-level security" in text:
+        return StoreError(f"permission denied on {where}: {text}")
+    if state in ("40P01", "40001"):
+        return StoreError(f"concurrent writes conflicted on {where} ({text}); try again")
+    if state == "55P03":
+        return StoreError(f"a row is locked by another writer on {where} (waited); try again")
+    if state.startswith("08") or "connection" in text.lower() and "closed" in text.lower():
+        return StoreError(f"lost the connection to {where}: {text}")
+    if state == "53100":
+        return StoreError(f"cannot write {where}: the database server's disk is full")
+    return StoreError(f"database error on {where}: {text}")
+
+
+@contextmanager
+def mapped_errors(where: str) -> Iterator[None]:
+    try:
+        yield
+    except Exception as exc:
+        if is_driver_error(exc):
+            raise map_error(exc, where) from None
+        raise
+
+
+def read(conn: Any, where: str, action: Callable[[Any], T]) -> T:
+    """``action(conn)`` with its errors mapped (PostgreSQL readers never wait for writers)."""
+    with mapped_errors(where):
+        return action(conn)
+
+
+@contextmanager
+def transaction(conn: Any, where: str) -> Iterator[Any]:
+    """One transaction; nested use becomes a savepoint (psycopg's ``transaction()``)."""
+    try:
+        with conn.transaction():
+            yield conn
+    except Exception as exc:
+        if is_driver_error(exc):
+            raise map_error(exc, where) from None
+        raise
+
+
+@contextmanager
+def best_effort_writes(conn: Any, lock_wait_ms: int) -> Iterator[None]:
+    """The operations log: its commit is not waited for on disk (``synchronous_commit``)."""
+    conn.execute("SET synchronous_commit = off")
+    try:
+        yield
+    finally:
+        conn.execute("SET synchronous_commit = on")
+
+
+@contextmanager
+def page_cache(conn: Any, kib: int) -> Iterator[None]:
+    """SQLite's page cache has no counterpart here: the server's shared buffers serve it."""
+    yield

@@ -1,0 +1,58 @@
+"""Index maintenance on PostgreSQL (the interface is ``storage.fts``): the vectors live in
+their rows, so there is no separate index to add to or remove from; what is left is the
+rebuild after a change of ``INDEX_VERSION`` and GIN's pending list."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from zeromem_cli.storage.postgres import index
+from zeromem_cli.storage.postgres.migrations import _LOCK_KEY
+from zeromem_cli.storage.postgres.sql import COLUMNS
+from zeromem_cli.text.normalize import INDEX_VERSION
+
+
+def _index_version(conn: Any) -> int | None:
+    row = conn.execute("SELECT value FROM store_meta WHERE key = 'index_version'").fetchone()
+    return None if row is None else int(row["value"])
+
+
+def ensure_index_version(
+    conn: Any, where: str, notice: Callable[[str], None] | None = None
+) -> None:
+    """Recompute every vector when they were built by another ``INDEX_VERSION``."""
+    if _index_version(conn) == INDEX_VERSION:
+        return
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY + 1,))
+        version = _index_version(conn)
+        if version == INDEX_VERSION:
+            return
+        if version is not None:
+            rows = conn.execute(f"SELECT {COLUMNS} FROM memories").fetchall()
+            if notice is not None and len(rows) >= 10_000:
+                notice(f"rebuilding the search index of {len(rows):,} memories (once)")
+            vectors = index.vectors(rows)
+            with conn.cursor() as cursor:
+                cursor.executemany(
+                    "UPDATE memories SET fts = %s::tsvector, fts_len = %s WHERE id = %s",
+                    [(v, n, r["id"]) for r, (v, n) in zip(rows, vectors, strict=True)],
+                )
+        conn.execute(
+            "INSERT INTO store_meta (key, value) VALUES ('index_version', %s) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (str(INDEX_VERSION),),
+        )
+
+
+def optimize(conn: Any) -> None:
+    """Move GIN's pending entries into the main index structure."""
+    conn.execute("SELECT gin_clean_pending_list('memories_fts'::regclass)")
+
+
+@contextmanager
+def bulk_loading(conn: Any) -> Iterator[None]:
+    """FTS5's bulk hash size has no counterpart: the GIN index buffers inserts itself."""
+    yield

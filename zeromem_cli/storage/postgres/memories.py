@@ -1,0 +1,336 @@
+"""Memory rows on PostgreSQL: the same functions as ``storage.sqlite.memories`` (the interface
+is ``storage.memories``), with the index vector written in the same statement as the row.
+
+Rows come back as ``db.Row`` (by name and by position), so the record conversions are the
+SQLite module's own (``to_memory``, ``history_record``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from typing import Any
+
+from zeromem_cli.errors import InvalidInputError, NotFoundError
+from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope
+from zeromem_cli.storage.memories import KeyTaken
+from zeromem_cli.storage.postgres import index
+from zeromem_cli.storage.postgres.sql import M_COLUMNS, SCOPE_SQL, filter_clause, scope_params
+from zeromem_cli.storage.sqlite.memories import history_record, to_memory
+from zeromem_cli.times import from_iso, to_iso
+from zeromem_cli.validation import MAX_ID
+
+Row = Any
+
+
+def _unique_violation(exc: BaseException) -> bool:
+    return getattr(exc, "sqlstate", None) == "23505"
+
+
+def visible_row(
+    conn: Any,
+    scope: Scope,
+    now: datetime,
+    memory_id: int,
+    *,
+    deleted: bool | None = False,
+    include_expired: bool = False,
+) -> Row:
+    if (
+        isinstance(memory_id, bool)
+        or not isinstance(memory_id, int)
+        or not 1 <= memory_id <= MAX_ID
+    ):
+        raise InvalidInputError(f"not a memory id: {memory_id!r}")
+    sql = f"SELECT {M_COLUMNS} FROM memories m WHERE m.id = %(id)s AND {SCOPE_SQL}"
+    params: dict[str, Any] = {"id": memory_id, **scope_params(scope)}
+    if deleted is False:
+        sql += " AND m.deleted_at IS NULL"
+    elif deleted is True:
+        sql += " AND m.deleted_at IS NOT NULL"
+    if not include_expired and deleted is False:
+        sql += " AND (m.expires_at IS NULL OR m.expires_at > %(now)s)"
+        params["now"] = to_iso(now)
+    row = conn.execute(sql, params).fetchone()
+    if row is None:
+        where = "in the trash" if deleted is True else "in this scope"
+        raise NotFoundError(f"no memory #{memory_id} {where}")
+    return row
+
+
+def by_id(conn: Any, memory_id: int) -> Row:
+    return conn.execute(
+        f"SELECT {M_COLUMNS} FROM memories m WHERE id = %s", (memory_id,)
+    ).fetchone()
+
+
+def fetch(conn: Any, memory_id: int) -> Memory:
+    return to_memory(by_id(conn, memory_id))
+
+
+def newest_first(
+    conn: Any, scope: Scope, filters: Filters, now: datetime, limit: int | None
+) -> list[Memory]:
+    where, params = filter_clause(filters, now)
+    sql = (
+        f"SELECT {M_COLUMNS} FROM memories m WHERE {SCOPE_SQL} AND {where} "
+        "ORDER BY m.created_at DESC, m.id DESC"
+    )
+    if limit is not None:
+        sql += " LIMIT %(limit)s"
+        params["limit"] = limit
+    rows = conn.execute(sql, {**params, **scope_params(scope)}).fetchall()
+    return [to_memory(r) for r in rows]
+
+
+def in_id_order(conn: Any, scope: Scope | None, filters: Filters, now: datetime) -> list[Memory]:
+    where, params = filter_clause(filters, now)
+    if scope is not None:
+        where = f"{SCOPE_SQL} AND {where}"
+        params.update(scope_params(scope))
+    rows = conn.execute(f"SELECT {M_COLUMNS} FROM memories m WHERE {where} ORDER BY m.id", params)
+    return [to_memory(row) for row in rows.fetchall()]
+
+
+def count(conn: Any, scope: Scope, filters: Filters, now: datetime) -> int:
+    where, params = filter_clause(filters, now)
+    row = conn.execute(
+        f"SELECT count(*) FROM memories m WHERE {SCOPE_SQL} AND {where}",
+        {**params, **scope_params(scope)},
+    ).fetchone()
+    return int(row[0])
+
+
+def pack_candidates(
+    conn: Any,
+    scope: Scope,
+    filters: Filters,
+    now: datetime,
+    *,
+    limit: int,
+    pinned_limit: int,
+    pinned_only: bool,
+) -> list[Memory]:
+    where, params = filter_clause(filters, now)
+    base = f"SELECT {M_COLUMNS} FROM memories m WHERE {SCOPE_SQL} AND {where}"
+    params.update(limit=limit, pinned_limit=pinned_limit, **scope_params(scope))
+    rows = conn.execute(
+        f"{base} AND m.pinned = 1 "
+        "ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC LIMIT %(pinned_limit)s",
+        params,
+    ).fetchall()
+    if pinned_only:
+        return [to_memory(r) for r in rows]
+    rows += conn.execute(
+        f"{base} ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC LIMIT %(limit)s",
+        params,
+    ).fetchall()
+    rows += conn.execute(
+        f"{base} ORDER BY m.updated_at DESC, m.id DESC LIMIT %(limit)s", params
+    ).fetchall()
+    unique = {r["id"]: r for r in rows}
+    return [to_memory(r) for r in unique.values()]
+
+
+def neighbours(
+    conn: Any,
+    scope: Scope,
+    filters: Filters,
+    now: datetime,
+    memory: Memory,
+    span: int,
+    window: timedelta,
+) -> tuple[list[Memory], list[Memory]]:
+    where, params = filter_clause(filters, now)
+    written = from_iso(memory.created_at)
+    params.update(
+        created_at=memory.created_at,
+        id=memory.id,
+        span=span,
+        earliest=to_iso(written - window),
+        latest=to_iso(written + window),
+        **scope_params(scope),
+    )
+    found = []
+    for side, bound, order in (
+        ("<", ">= %(earliest)s", "DESC"),
+        (">", "<= %(latest)s", "ASC"),
+    ):
+        rows = conn.execute(
+            f"SELECT {M_COLUMNS} FROM memories m WHERE {SCOPE_SQL} AND {where} "
+            f"AND (m.created_at, m.id) {side} (%(created_at)s, %(id)s) "
+            f"AND m.created_at {bound} "
+            f"ORDER BY m.created_at {order}, m.id {order} LIMIT %(span)s",
+            params,
+        ).fetchall()
+        found.append([to_memory(r) for r in rows])
+    return found[0], found[1]
+
+
+def live_by_key(conn: Any, scope: Scope, key: str) -> Row | None:
+    return conn.execute(
+        f"SELECT {M_COLUMNS} FROM memories m WHERE m.key = %(key)s AND {SCOPE_SQL} "
+        "AND m.deleted_at IS NULL",
+        {"key": key, **scope_params(scope)},
+    ).fetchone()
+
+
+def live_by_hash(conn: Any, scope: Scope, content_hash: int, now: datetime) -> int | None:
+    row = conn.execute(
+        f"SELECT m.id FROM memories m WHERE m.content_hash = %(hash)s AND "
+        f"{SCOPE_SQL} AND m.deleted_at IS NULL AND "
+        "(m.expires_at IS NULL OR m.expires_at > %(now)s) ORDER BY m.id LIMIT 1",
+        {"hash": content_hash, "now": to_iso(now), **scope_params(scope)},
+    ).fetchone()
+    return None if row is None else int(row["id"])
+
+
+def history(conn: Any, scope: Scope, now: datetime, memory_id: int) -> list[HistoryEntry]:
+    row = visible_row(conn, scope, now, memory_id, deleted=None, include_expired=True)
+    rows = conn.execute(
+        "SELECT * FROM memory_history WHERE memory_id = %s ORDER BY id", (memory_id,)
+    ).fetchall()
+    entries = [
+        HistoryEntry(memory_id=memory_id, **history_record(r, number))
+        for number, r in enumerate(rows, start=1)
+    ]
+    current = to_memory(row)
+    entries.append(
+        HistoryEntry(
+            memory_id=memory_id,
+            version=len(entries) + 1,
+            content=current.content,
+            category=current.category,
+            tags=current.tags,
+            key=current.key,
+            importance=current.importance,
+            pinned=current.pinned,
+            meta=current.meta,
+            expires_at=current.expires_at,
+            valid_from=rows[-1]["valid_to"] if rows else current.created_at,
+            valid_to=current.deleted_at,
+            change=(current.deleted_reason or "forgotten") if current.deleted_at else "current",
+        )
+    )
+    return entries
+
+
+def history_by_memory(conn: Any, ids: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
+    wanted = list(dict.fromkeys(ids))
+    versions: dict[int, list[dict[str, Any]]] = {}
+    rows = conn.execute(
+        "SELECT * FROM memory_history WHERE memory_id = ANY(%s) ORDER BY memory_id, id",
+        (wanted,),
+    )
+    for row in rows:
+        entries = versions.setdefault(row["memory_id"], [])
+        entries.append(history_record(row, len(entries) + 1))
+    return versions
+
+
+def insert(conn: Any, values: dict[str, Any]) -> int:
+    """Insert a new memory with its index vector; its id. A live key another transaction
+    holds (committed meanwhile) raises ``KeyTaken``: the insert waited on the unique index
+    and did nothing (ON CONFLICT), so the caller's transaction is still usable."""
+    vector, length = index.vectors([values])[0]
+    row = conn.execute(
+        'INSERT INTO memories (uid, content, content_hash, category, tags, key, "user", '
+        "agent, session, importance, pinned, meta, created_at, updated_at, expires_at, "
+        "fts, fts_len) VALUES (%(uid)s, %(content)s, %(content_hash)s, %(category)s, "
+        "%(tags)s, %(key)s, %(user)s, %(agent)s, %(session)s, %(importance)s, %(pinned)s, "
+        "%(meta)s, %(created_at)s, %(updated_at)s, %(expires_at)s, %(fts)s::tsvector, "
+        '%(fts_len)s) ON CONFLICT ("user", agent, session, key) '
+        "WHERE key IS NOT NULL AND deleted_at IS NULL DO NOTHING RETURNING id",
+        {**values, "fts": vector, "fts_len": length},
+    ).fetchone()
+    if row is None:
+        raise KeyTaken(values["key"])
+    return int(row["id"])
+
+
+def touch_updated(conn: Any, memory_id: int, now: datetime) -> None:
+    conn.execute("UPDATE memories SET updated_at = %s WHERE id = %s", (to_iso(now), memory_id))
+
+
+def archive_version(conn: Any, row: Row, ended_at: str, change: str) -> None:
+    previous = conn.execute(
+        "SELECT valid_to FROM memory_history WHERE memory_id = %s ORDER BY id DESC LIMIT 1",
+        (row["id"],),
+    ).fetchone()
+    valid_from = previous[0] if previous else row["created_at"]
+    conn.execute(
+        "INSERT INTO memory_history (memory_id, content, category, tags, key, importance, "
+        "pinned, meta, expires_at, valid_from, valid_to, change) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        (
+            row["id"],
+            row["content"],
+            row["category"],
+            row["tags"],
+            row["key"],
+            row["importance"],
+            row["pinned"],
+            row["meta"],
+            row["expires_at"],
+            valid_from,
+            ended_at,
+            change,
+        ),
+    )
+
+
+_UPDATE_SQL = (
+    "UPDATE memories SET content = %(content)s, content_hash = %(content_hash)s, "
+    "category = %(category)s, tags = %(tags)s, key = %(key)s, importance = %(importance)s, "
+    "pinned = %(pinned)s, meta = %(meta)s, expires_at = %(expires_at)s, "
+    "updated_at = %(updated_at)s, fts = %(fts)s::tsvector, fts_len = %(fts_len)s "
+    "WHERE id = %(id)s"
+)
+
+
+def replace_version(conn: Any, row: Row, new: dict[str, Any], change: str, now: datetime) -> None:
+    stamp = to_iso(now)
+    archive_version(conn, row, stamp, change)
+    merged = {**dict(row), **new, "updated_at": stamp}
+    vector, length = index.vectors([merged])[0]
+    try:
+        with conn.transaction():
+            conn.execute(_UPDATE_SQL, {**merged, "fts": vector, "fts_len": length})
+    except Exception as exc:
+        if _unique_violation(exc):
+            raise InvalidInputError(
+                f"key {merged['key']!r} is already used by another memory in this scope"
+            ) from None
+        raise
+
+
+def mark_forgotten(conn: Any, ids: Iterable[int], now: datetime) -> None:
+    conn.execute(
+        "UPDATE memories SET deleted_at = %s, deleted_reason = 'forgotten' WHERE id = ANY(%s)",
+        (to_iso(now), list(ids)),
+    )
+
+
+def undelete(conn: Any, row: Row, now: datetime) -> None:
+    try:
+        with conn.transaction():
+            conn.execute(
+                "UPDATE memories SET deleted_at = NULL, deleted_reason = NULL, "
+                "expires_at = CASE WHEN expires_at <= %s THEN NULL ELSE expires_at END "
+                "WHERE id = %s",
+                (to_iso(now), row["id"]),
+            )
+    except Exception as exc:
+        if _unique_violation(exc):
+            raise InvalidInputError(
+                f"cannot restore #{row['id']}: another live memory now has key {row['key']!r}"
+            ) from None
+        raise
+
+
+def record_access(conn: Any, ids: Iterable[int], now: datetime) -> None:
+    conn.execute(
+        "UPDATE memories SET last_accessed_at = %s, access_count = access_count + 1 "
+        "WHERE id = ANY(%s)",
+        (to_iso(now), sorted(ids)),
+    )
