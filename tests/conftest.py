@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
 
+from tests import pgcluster
 from zeromem_cli import MemoryStore
 from zeromem_cli.cli import app
 
@@ -69,3 +70,37 @@ def index_names(path: Path) -> set[str]:
         return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
     finally:
         conn.close()
+
+
+# -- PostgreSQL: one throwaway server per test session (tests.pgcluster) ----------------------
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[pgcluster.Cluster | None]:
+    """A running server, or None (``pgcluster.Cluster.why_not`` says why)."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pgcluster.Cluster.why_not = "psycopg is not installed (pip install 'zeromem[postgres]')"
+        yield None
+        return
+    cluster = pgcluster.start({"max_connections": "300"})
+    try:
+        yield cluster
+    finally:
+        if cluster is not None:
+            cluster.stop()
+
+
+@pytest.fixture
+def cluster(pg_server: pgcluster.Cluster | None) -> pgcluster.Cluster:
+    """The session's server; the test skips, with the reason, when there is none."""
+    if pg_server is None:
+        pytest.skip(f"no PostgreSQL server: {pgcluster.Cluster.why_not}")
+    return pg_server
+
+
+@pytest.fixture
+def pg_url(cluster: pgcluster.Cluster) -> str:
+    """An empty PostgreSQL store's URL."""
+    return cluster.fresh_store()

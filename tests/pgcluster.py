@@ -32,6 +32,7 @@ class Cluster:
     """One running server: ``url(dbname)`` connects as the superuser over its socket."""
 
     why_not = ""
+    _schemas = 0
 
     def __init__(self, folder: Path, as_user: list[str]) -> None:
         self.folder = folder
@@ -42,6 +43,13 @@ class Cluster:
     def url(self, dbname: str = "postgres", user: str = SUPERUSER, **options: str) -> str:
         query = "&".join([f"host={self.socket}", *(f"{k}={v}" for k, v in options.items())])
         return f"postgresql://{user}@/{dbname}?{query}"
+
+    def fresh_store(self) -> str:
+        """The URL of an empty store: a new schema, made the connection's search path."""
+        Cluster._schemas += 1
+        schema = f"t{Cluster._schemas}"
+        self.psql(f"CREATE SCHEMA {schema}")
+        return self.url(options=f"-csearch_path%3D{schema}")
 
     def _run(self, *argv: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

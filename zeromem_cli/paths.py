@@ -16,6 +16,17 @@ DB_FILENAME = "memories.db"
 CONFIG_FILENAME = "config.toml"
 
 
+def is_database_url(text: object) -> bool:
+    """A ``postgresql://`` (or ``postgres://``) URL rather than a file path."""
+    return isinstance(text, str) and text.lower().startswith(("postgresql://", "postgres://"))
+
+
+def db_location(given: str | Path) -> str | Path:
+    """``--db`` as given: a database URL unchanged (a Path would fold its "//"), a file path
+    with ``~`` expanded."""
+    return given if is_database_url(given) else Path(given).expanduser()
+
+
 def home_override() -> Path | None:
     home = os.environ.get("ZEROMEM_HOME")
     return Path(home).expanduser() if home else None

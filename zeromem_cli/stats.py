@@ -97,7 +97,9 @@ def collect(store: MemoryStore, *, all_scopes: bool = False) -> Stats:
         stats.stored_tokens = sum(
             count_tokens(text) for text in bulk.live_contents(conn, scope, now)
         )
-    stats.database_bytes = database_bytes(store.path)
+        # A file store: the file and its WAL; a server store: what the server holds for it.
+        server = bulk.server_bytes(conn)
+    stats.database_bytes = database_bytes(store.path) if server is None else server
     operations = summarize(store)
     stats.operations = {op: summary.count for op, summary in operations.items()}
     pack = operations.get("pack")

@@ -63,10 +63,12 @@ class MemoryStore:
         # messages with any password masked.
         self.location: str | Path = db.location(path)
         self.path: Path | str = db.display(self.location) if db.is_url(path) else Path(path)
-        self.scope = Scope(user, agent, session)
         self.clock: Clock = clock or utcnow
         self.max_content_bytes = max_content_bytes
         self._conn = db.open_store(self.location, notice)
+        # A member of a team store is its PostgreSQL role: that is its user scope unless
+        # another is given (the database's policies decide what that one shows).
+        self.scope = Scope(user or db.member_user(self._conn), agent, session)
 
     # -- plumbing ---------------------------------------------------------------------------
 

@@ -50,6 +50,7 @@ COMMAND_ORDER = (
     "path",
     "setup",
     "hook",
+    "admin",
     "completions",
 )
 
@@ -76,6 +77,7 @@ COMMAND_MODULES = {
     "config": "config",
     "setup": "setup",
     "hook": "hook",
+    "admin": "admin",
     "completions": "completions",
 }
 

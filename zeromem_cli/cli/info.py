@@ -17,10 +17,11 @@ from zeromem_cli.cli.options import (
 @app.command()
 def path(as_json: JsonOption = False, db: DbOption = None) -> None:
     """Print the database and config file paths (without opening the database)."""
-    from zeromem_cli.paths import config_path, default_db_path
+    from zeromem_cli.paths import config_path, db_location, default_db_path
+    from zeromem_cli.storage.db import display
 
-    database = db.expanduser() if db is not None else default_db_path()
-    render_info.paths({"database": str(database), "config": str(config_path())}, as_json)
+    database = db_location(db) if db is not None else default_db_path()
+    render_info.paths({"database": display(database), "config": str(config_path())}, as_json)
 
 
 @app.command()

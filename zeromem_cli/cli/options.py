@@ -16,28 +16,39 @@ import json
 import math
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional, TypeVar
 
 import typer
+from typer.models import TyperPath
 
 from zeromem_cli.cli import render
 from zeromem_cli.cli.render import OutputFormat
 from zeromem_cli.config import Config
 from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.paths import db_location, is_database_url
 from zeromem_cli.plain import FrozenRecord
 
 SCOPE_PANEL = "Database and scope"
 
+
+class _DbLocation(TyperPath):
+    """A file path, or a ``postgresql://`` URL kept as text (``pathlib`` folds its "//")."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if is_database_url(value):
+            return value
+        return super().convert(value, param, ctx)
+
+
 DbOption = Annotated[
-    Optional[Path],
+    Optional[str],  # a path, or a URL: see _DbLocation
     typer.Option(
         "--db",
         envvar="ZEROMEM_DB",
-        help="Database file (default: the per-user data dir).",
+        help="Database file, or a postgresql:// URL (default: the per-user data dir).",
         show_default=False,
-        dir_okay=True,
-        readable=False,  # checked by db.connect: an unreadable file is exit 1, not a usage error
+        # readable=False: checked by db.connect (an unreadable file is exit 1, not a usage error)
+        click_type=_DbLocation(dir_okay=True, readable=False),
         rich_help_panel=SCOPE_PANEL,
     ),
 ]
@@ -95,7 +106,7 @@ class StoreOptions(FrozenRecord):
     """Which store and scope a command works on: ``--db``, ``--user``, ``--agent``,
     ``--session`` (or their environment variables)."""
 
-    db: Path | None = None
+    db: str | None = None  # a file path, or a postgresql:// URL
     user: str | None = None
     agent: str | None = None
     session: str | None = None
@@ -111,7 +122,7 @@ class StoreOptions(FrozenRecord):
         from zeromem_cli.store import MemoryStore
 
         return MemoryStore(
-            self.db,
+            db_location(self.db) if self.db else None,
             user=self.user,
             agent=self.agent,
             session=self.session,

@@ -128,3 +128,17 @@ def memory_file_plan(summary: dict[str, Any], as_json: bool) -> None:
     for row in summary.get("plan", []):
         cells = [row["where"], row["category"], ", ".join(row["tags"]), row["content"]]
         print("\t".join(_one_line(shown(cell)) for cell in cells))
+
+
+def init_report(report: dict[str, Any], as_json: bool) -> None:
+    """What ``admin init-postgres`` did: migrations applied, roles granted, the version."""
+    if as_json:
+        print(dumps(report))
+        return
+    for step in report["applied"]:
+        print(f"applied migration {step}")
+    if not report["applied"]:
+        print(f"schema already at version {report['version']}: no migration to apply")
+    for role in report["granted"]:
+        print(f"granted role {role} the use of the store")
+    print(f"{report['database']}: zeromem schema version {report['version']}")

@@ -23,10 +23,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from zeromem_cli.errors import InvalidInputError, SecretDetectedError
+from zeromem_cli.paths import db_location
 
 if TYPE_CHECKING:
     from zeromem_cli.config import Config
@@ -82,7 +82,7 @@ class Where(NamedTuple):
 
         where = self.resolved()
         return MemoryStore(
-            Path(where.db).expanduser() if where.db else None,
+            db_location(where.db) if where.db else None,
             user=where.user,
             agent=where.agent,
             session=where.session,

@@ -112,3 +112,13 @@ def transaction(conn: Any, path: Path | str) -> AbstractContextManager[Any]:
 
 best_effort_writes = forwarded("db", _sqlite.best_effort_writes)
 page_cache = forwarded("db", _sqlite.page_cache)
+
+
+def member_user(conn: Any) -> str | None:
+    """A team store member's own ``user`` scope, from its connection (its PostgreSQL role);
+    None for a file store and for the owner of a server store."""
+    if type(conn) is sqlite3.Connection:
+        return None
+    from zeromem_cli.storage.postgres.admin import member_user as role_of
+
+    return role_of(conn)

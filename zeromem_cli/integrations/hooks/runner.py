@@ -22,6 +22,7 @@ from zeromem_cli.integrations.harnesses import (
     HARNESSES,
     Harness,
 )
+from zeromem_cli.paths import db_location
 
 OFF_VALUES = frozenset({"off", "0", "false", "no", "disabled"})
 
@@ -38,7 +39,7 @@ class Where:
         agent: str | None = None,
         session: str | None = None,
     ) -> None:
-        self.db = Path(db).expanduser() if db else None
+        self.db = db_location(db) if db else None
         self.user = user or None
         self.agent = agent or None
         self.session = session or None
@@ -160,9 +161,11 @@ def _run(
         )
         if budget == 0 or (event == "user-prompt" and not payload.prompt):
             return harness.nothing, None
-        if not db_path.exists():  # a hook that only reads never creates a database
+        # A hook that only reads never creates a database (a server store is there or not).
+        if isinstance(db_path, Path) and not db_path.exists():
             raise StoreError(f"no database at {db_path} yet: nothing to inject")
-    state = SessionState.load(harness.name, payload.session_id, str(db_path.resolve()))
+    identity = str(db_path.resolve()) if isinstance(db_path, Path) else db_path
+    state = SessionState.load(harness.name, payload.session_id, identity)
     store = MemoryStore(
         db_path,
         user=where.user,

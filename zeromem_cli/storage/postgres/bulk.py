@@ -185,6 +185,16 @@ def live_contents(conn: Any, scope: Scope | None, now: datetime) -> Iterator[str
         yield r[0]
 
 
+def server_bytes(conn: Any) -> int | None:
+    """The tables and indexes of the store (pg_total_relation_size), WAL aside."""
+    row = conn.execute(
+        "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS n FROM pg_class c "
+        "WHERE c.oid IN (to_regclass('memories'), to_regclass('memory_history'), "
+        "to_regclass('operations_log'), to_regclass('store_meta'))"
+    ).fetchone()
+    return int(row["n"])
+
+
 def existing(conn: Any) -> Iterator[Any]:
     yield from conn.execute(
         'SELECT id, uid, "user", agent, session, key, deleted_at FROM memories'

@@ -12,7 +12,6 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 from zeromem_cli.errors import InvalidInputError, StoreError
 
@@ -27,18 +26,28 @@ def is_url(location: object) -> bool:
     return isinstance(location, str) and _URL.match(location) is not None
 
 
+# scheme://user:password@host...: the password is what lies between the first ":" of the
+# userinfo and its "@" (the userinfo itself holds no "/", "?" or "#").
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://)([^@/?#]*)@")
+_PASSWORD_PARAMETER = re.compile(r"(?i)([?&]password=)[^&#]*")
+
+
+def _password(url: str) -> str | None:
+    match = _USERINFO.match(url)
+    if match is None or ":" not in match.group(2):
+        return None
+    return match.group(2).split(":", 1)[1] or None
+
+
 def display(url: str) -> str:
-    """``url`` as it may be shown: any password replaced by ``***`` (in the netloc and in a
+    """``url`` as it may be shown: any password replaced by ``***`` (in the userinfo and in a
     ``password=`` query parameter)."""
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, host = netloc.rsplit("@", 1)
-        if ":" in userinfo:
-            userinfo = userinfo.split(":", 1)[0] + ":***"
-        netloc = f"{userinfo}@{host}"
-    query = re.sub(r"(?i)(^|&)(password)=[^&]*", r"\1\2=***", parts.query)
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+    def masked(match: re.Match[str]) -> str:
+        user, colon, _ = match.group(2).partition(":")
+        return f"{match.group(1)}{user}{':***' if colon else ''}@"
+
+    return _PASSWORD_PARAMETER.sub(r"\1***", _USERINFO.sub(masked, url, count=1))
 
 
 class Row(dict[str, Any]):
@@ -88,9 +97,10 @@ def connect(url: str) -> Any:
 
 def _first_line(exc: BaseException, url: str = "") -> str:
     text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    parts = urlsplit(url) if url else None
-    if parts is not None and parts.password:
-        text = text.replace(parts.password, "***")
+    secrets = [_password(url)] if url else []
+    secrets += [m.group(0).split("=", 1)[1] for m in _PASSWORD_PARAMETER.finditer(url)]
+    for secret in filter(None, secrets):
+        text = text.replace(secret, "***")
     return text
 
 

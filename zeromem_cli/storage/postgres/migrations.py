@@ -97,7 +97,30 @@ def m001_initial(conn: Any) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: list[Callable[[Any], None]] = [m001_initial]
+def m002_row_security(conn: Any) -> None:
+    """Users kept apart by the database: a role other than the tables' owner sees and writes
+    only rows whose ``user`` is its own name (``current_user``), and reads the shared rows:
+    those without a user, and those of a group role it is a member of (a team scope). Each
+    version in history is visible exactly when its memory is. The owner (who runs
+    ``zeromem admin init-postgres``) is not subject to the policies: it administers the store.
+    Which roles may use the tables at all is the GRANTs' (``init-postgres --member ROLE``)."""
+    for statement in (
+        "ALTER TABLE memories ENABLE ROW LEVEL SECURITY",
+        'CREATE POLICY own_rows ON memories FOR ALL USING ("user" = current_user) '
+        'WITH CHECK ("user" = current_user)',
+        "CREATE POLICY shared_rows ON memories FOR SELECT USING ("
+        '"user" = \'\' OR EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = memories."user" '
+        "AND NOT r.rolcanlogin AND pg_has_role(r.oid, 'MEMBER')))",
+        "ALTER TABLE memory_history ENABLE ROW LEVEL SECURITY",
+        # The memories subquery is itself filtered by the policies above.
+        "CREATE POLICY with_its_memory ON memory_history FOR ALL "
+        "USING (EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_id)) "
+        "WITH CHECK (EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_id))",
+    ):
+        conn.execute(statement)
+
+
+MIGRATIONS: list[Callable[[Any], None]] = [m001_initial, m002_row_security]
 LATEST_VERSION = len(MIGRATIONS)
 
 

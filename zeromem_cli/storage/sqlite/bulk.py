@@ -254,6 +254,12 @@ def live_contents(conn: sqlite3.Connection, scope: Scope | None, now: datetime) 
         yield r[0]
 
 
+def server_bytes(conn: sqlite3.Connection) -> int | None:
+    """The bytes a database server holds for the store; None: a file store (its size is the
+    file's, read from the file system by ``stats``)."""
+    return None
+
+
 # -- import ----------------------------------------------------------------------------------------
 
 # Columns an import writes, in INSERT order: every record field, plus the duplicate hash.

@@ -1,0 +1,139 @@
+"""A team store keeps users apart in the database itself: each member connects as its own
+role, and row-level security decides what it sees, checked here with raw SQL as each role
+(bypassing zeromem), and through zeromem. The owner set the store up with
+``zeromem admin init-postgres URL --member ROLE``."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests import pgcluster
+from tests.conftest import Run
+from zeromem_cli import MemoryStore
+from zeromem_cli.errors import NotFoundError, StoreError
+
+psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (zeromem[postgres])")
+_databases = itertools.count(1)
+
+
+class Team:
+    def __init__(self, cluster: pgcluster.Cluster, name: str) -> None:
+        self.cluster = cluster
+        self.name = name
+
+    def url(self, role: str) -> str:
+        return self.cluster.url(self.name, user=role)
+
+    def raw(self, role: str) -> Any:
+        return psycopg.connect(self.url(role), autocommit=True)
+
+
+@pytest.fixture
+def team(cluster: pgcluster.Cluster, cli: Run) -> Iterator[Team]:
+    """A database owned by ``owner``, members alice and bob, alice in the group ``backend``."""
+    number = next(_databases)
+    name = f"team{number}"
+    roles = {r: f"{r}{number}" for r in ("owner", "alice", "bob", "backend")}
+    cluster.psql(
+        f"CREATE ROLE {roles['owner']} LOGIN; CREATE ROLE {roles['alice']} LOGIN; "
+        f"CREATE ROLE {roles['bob']} LOGIN; CREATE ROLE {roles['backend']} NOLOGIN; "
+        f"GRANT {roles['backend']} TO {roles['alice']};"
+    )
+    cluster.psql(f"CREATE DATABASE {name} OWNER {roles['owner']}")
+    created = Team(cluster, name)
+    created.roles = roles  # type: ignore[attr-defined]
+    result = cli(
+        "admin", "init-postgres", created.url(roles["owner"]),
+        "--member", roles["alice"], "--member", roles["bob"], db=False,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert "applied migration 001 m001_initial" in result.stdout
+    assert "applied migration 002 m002_row_security" in result.stdout
+    assert f"granted role {roles['alice']}" in result.stdout
+    yield created
+
+
+def _roles(team: Team) -> dict[str, str]:
+    return team.roles  # type: ignore[attr-defined,no-any-return]
+
+
+def test_each_member_writes_as_itself_and_sees_only_its_own_rows(team: Team) -> None:
+    r = _roles(team)
+    with MemoryStore(team.url(r["alice"])) as alice:
+        mine = alice.add("alice prefers green tea")
+        assert mine.user == r["alice"]  # the user scope comes from the connection
+    with MemoryStore(team.url(r["bob"])) as bob:
+        bobs = bob.add("bob prefers black coffee", key="drink")
+        assert [m.id for m in bob.search("prefers")] == [bobs.id]  # not alice's
+        with pytest.raises(NotFoundError):
+            bob.get(mine.id)
+    with MemoryStore(team.url(r["owner"]), user=r["bob"]) as owner_view:
+        assert [m.id for m in owner_view.list()] == [bobs.id]  # the owner sees every scope
+
+
+def test_raw_sql_as_alice_cannot_read_change_or_delete_bobs_rows(team: Team) -> None:
+    r = _roles(team)
+    with MemoryStore(team.url(r["bob"])) as bob:
+        secret = bob.add("bob's salary is 5000")
+        bob.update(secret.id, content="bob's salary is 6000")  # a history row too
+    with team.raw(r["alice"]) as alice:
+        assert alice.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
+        assert alice.execute("SELECT count(*) FROM memory_history").fetchone()[0] == 0
+        changed = alice.execute(
+            "UPDATE memories SET content = 'hacked' WHERE id = %s", (secret.id,)
+        ).rowcount
+        deleted = alice.execute("DELETE FROM memories WHERE id = %s", (secret.id,)).rowcount
+        assert (changed, deleted) == (0, 0)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):  # not as another user
+            alice.execute(
+                'INSERT INTO memories (uid, content, content_hash, "user", created_at, '
+                "updated_at) VALUES ('\\x00'::bytea, 'x', 1, %s, 'now', 'now')",
+                (r["bob"],),
+            )
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):  # nor hand a row over
+            alice.execute('UPDATE memories SET "user" = %s', (r["bob"],))
+            alice.execute("INSERT INTO memories (uid, content, content_hash, \"user\", "
+                          "created_at, updated_at) VALUES ('\\x01'::bytea, 'x', 1, %s, "
+                          "'now', 'now') RETURNING id", (r["alice"],))  # fmt: skip
+            alice.execute('UPDATE memories SET "user" = %s', (r["bob"],))
+    with team.raw(r["bob"]) as bob_sql:
+        row = bob_sql.execute("SELECT content FROM memories WHERE id = %s", (secret.id,))
+        assert row.fetchone()[0] == "bob's salary is 6000"
+        assert bob_sql.execute("SELECT count(*) FROM memory_history").fetchone()[0] == 1
+
+
+def test_a_team_scope_is_readable_by_its_members_only(team: Team) -> None:
+    r = _roles(team)
+    with MemoryStore(team.url(r["owner"]), user=r["backend"]) as owner:
+        note = owner.add("the backend deploys on Tuesdays")
+    with MemoryStore(team.url(r["owner"])) as owner:
+        everyone = owner.add("the office closes at 6pm")  # no user: shared with all
+    with MemoryStore(team.url(r["alice"]), user=r["backend"]) as alice:
+        assert [m.id for m in alice.search("backend deploys")] == [note.id]
+        with pytest.raises(StoreError):  # readable, not writable
+            alice.add("alice writes into the team scope")
+    with team.raw(r["alice"]) as alice_sql:
+        assert alice_sql.execute("UPDATE memories SET content = 'x'").rowcount == 0
+    with MemoryStore(team.url(r["bob"]), user=r["backend"]) as bob:
+        assert bob.search("backend deploys") == []
+    with MemoryStore(team.url(r["bob"])) as bob_own:
+        shared = bob_own.scoped(user=None)  # the store-wide scope (pack --inherit reads it)
+        assert [m.id for m in shared.search("office closes")] == [everyone.id]
+        assert [m.id for m in bob_own.pack("office", inherit=True).memories] == [everyone.id]
+
+
+def test_a_member_naming_another_user_gets_one_line_not_their_rows(team: Team, cli: Run) -> None:
+    r = _roles(team)
+    with MemoryStore(team.url(r["bob"])) as bob:
+        bob.add("bob's plan for Friday")
+    result = cli("search", "plan", "--db", team.url(r["alice"]), "--user", r["bob"], db=False)
+    assert result.exit_code == 0 and result.stdout == ""
+    result = cli("add", "a forged memory", "--db", team.url(r["alice"]), "--user", r["bob"],
+                 db=False)  # fmt: skip
+    assert result.exit_code == 1
+    assert "Traceback" not in result.stderr
+    assert "permission denied" in result.stderr and len(result.stderr.splitlines()) == 1
