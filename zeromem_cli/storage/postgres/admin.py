@@ -32,7 +32,9 @@ def initialize(url: str, members: tuple[str, ...] = ()) -> dict[str, Any]:
                     conn.execute(
                         f"GRANT SELECT, INSERT, UPDATE, DELETE ON {', '.join(_TABLES)} TO {quoted}"
                     )
-                    conn.execute(f"GRANT SELECT ON store_meta, zeromem_schema TO {quoted}")
+                    conn.execute(
+                        f"GRANT SELECT ON store_meta, zeromem_schema, fts_totals TO {quoted}"
+                    )
                     for table in _TABLES:
                         sequence = conn.execute(
                             "SELECT pg_get_serial_sequence(%s, 'id') AS s", (table,)

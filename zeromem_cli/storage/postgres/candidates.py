@@ -54,14 +54,17 @@ def count_matches(conn: Any, match: str, cap: int) -> int:
 
 
 def _idfs(conn: Any, phrases: Sequence[index.Phrase]) -> tuple[list[float], float]:
-    """Each phrase's IDF and the average token count, over every indexed row."""
+    """Each phrase's IDF and the average token count, over every indexed row (the totals the
+    ``fts_totals`` trigger keeps; the matches counted through the GIN index)."""
     counts = ", ".join(
         f"count(*) FILTER (WHERE fts @@ %(p{n})s::tsquery) AS hits{n}" for n in range(len(phrases))
     )
     params = {f"p{n}": p.tsquery() for n, p in enumerate(phrases)}
     row = conn.execute(
-        f"SELECT count(*) AS total, coalesce(sum(fts_len), 0) AS tokens, {counts} FROM memories",
-        params,
+        "SELECT (SELECT coalesce(sum(rows), 0) FROM fts_totals) AS total, "
+        f"(SELECT coalesce(sum(tokens), 0) FROM fts_totals) AS tokens, {counts} "
+        "FROM memories WHERE fts @@ %(any)s::tsquery",
+        {**params, "any": " | ".join(p.tsquery() for p in phrases)},
     ).fetchone()
     total, tokens = int(row[0]), int(row[1])
     idfs = []

@@ -289,7 +289,14 @@ _UPDATE_SQL = (
 
 
 def replace_version(conn: Any, row: Row, new: dict[str, Any], change: str, now: datetime) -> None:
+    """As on SQLite, except that the row is read again under a row lock first: another
+    writer may have made a newer version since ``row`` was read (SQLite's write lock rules
+    that out), and that version, not ``row``, is the one history must keep."""
     stamp = to_iso(now)
+    locked = conn.execute(
+        f"SELECT {M_COLUMNS} FROM memories m WHERE m.id = %s FOR UPDATE", (row["id"],)
+    ).fetchone()
+    row = locked if locked is not None else row
     archive_version(conn, row, stamp, change)
     merged = {**dict(row), **new, "updated_at": stamp}
     vector, length = index.vectors([merged])[0]

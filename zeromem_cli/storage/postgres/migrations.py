@@ -120,7 +120,47 @@ def m002_row_security(conn: Any) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: list[Callable[[Any], None]] = [m001_initial, m002_row_security]
+def m003_index_totals(conn: Any) -> None:
+    """BM25 needs the number of indexed rows and their average length on every search;
+    counting them read the whole table (``python -m benchmarks.postgres``). Keep running
+    totals instead, maintained by a trigger on every insert, delete and re-index, in 64 slots
+    (by server process) so concurrent writers rarely wait for one another's row. The trigger
+    runs as the owner: members need no write access to the totals."""
+    for statement in (
+        "CREATE TABLE fts_totals (slot integer PRIMARY KEY, rows bigint NOT NULL, "
+        "tokens bigint NOT NULL)",
+        "INSERT INTO fts_totals SELECT 0, count(*), coalesce(sum(fts_len), 0) FROM memories",
+        """
+        CREATE FUNCTION zeromem_fts_totals() RETURNS trigger LANGUAGE plpgsql
+        SECURITY DEFINER SET search_path FROM CURRENT AS $$
+        DECLARE
+            delta_rows bigint := 0;
+            delta_tokens bigint := 0;
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                delta_rows := 1; delta_tokens := NEW.fts_len;
+            ELSIF TG_OP = 'DELETE' THEN
+                delta_rows := -1; delta_tokens := -OLD.fts_len;
+            ELSE
+                delta_tokens := NEW.fts_len - OLD.fts_len;
+            END IF;
+            IF delta_rows <> 0 OR delta_tokens <> 0 THEN
+                INSERT INTO fts_totals AS t (slot, rows, tokens)
+                VALUES (pg_backend_pid() % 64, delta_rows, delta_tokens)
+                ON CONFLICT (slot) DO UPDATE
+                SET rows = t.rows + excluded.rows, tokens = t.tokens + excluded.tokens;
+            END IF;
+            RETURN NULL;
+        END
+        $$
+        """,
+        "CREATE TRIGGER memories_fts_totals AFTER INSERT OR DELETE OR UPDATE OF fts_len "
+        "ON memories FOR EACH ROW EXECUTE FUNCTION zeromem_fts_totals()",
+    ):
+        conn.execute(statement)
+
+
+MIGRATIONS: list[Callable[[Any], None]] = [m001_initial, m002_row_security, m003_index_totals]
 LATEST_VERSION = len(MIGRATIONS)
 
 
@@ -140,14 +180,18 @@ def _check_not_newer(version: int) -> None:
         )
 
 
-def migrate(conn: Any, notice: Callable[[str], None] | None = None) -> list[str]:
-    """Bring the schema up to date, one transaction per step; the names of the steps run."""
+def migrate(
+    conn: Any, notice: Callable[[str], None] | None = None, upto: int | None = None
+) -> list[str]:
+    """Bring the schema up to date (or to version ``upto``: tests of every earlier version),
+    one transaction per step; the names of the steps run."""
+    target = LATEST_VERSION if upto is None else upto
     import psycopg
 
     version = schema_version(conn)
     _check_not_newer(version)
     done: list[str] = []
-    while version < LATEST_VERSION:
+    while version < target:
         step = MIGRATIONS[version]
         try:
             with conn.transaction():
@@ -155,7 +199,7 @@ def migrate(conn: Any, notice: Callable[[str], None] | None = None) -> list[str]
                 conn.execute("CREATE TABLE IF NOT EXISTS zeromem_schema (version integer NOT NULL)")
                 version = schema_version(conn)  # another process may have migrated meanwhile
                 _check_not_newer(version)
-                if version >= LATEST_VERSION:
+                if version >= target:
                     break
                 step = MIGRATIONS[version]
                 step(conn)

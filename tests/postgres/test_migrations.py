@@ -1,0 +1,78 @@
+"""The PostgreSQL schema migrates from every earlier version, keeping what is stored; two
+processes opening a new store at once migrate it once; a role that may not create tables is
+told who can, in one line."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from tests import pgcluster
+from zeromem_cli import MemoryStore
+from zeromem_cli.errors import StoreError
+
+psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (zeromem[postgres])")
+
+from zeromem_cli.storage.postgres import db, memories, migrations  # noqa: E402
+
+
+@pytest.mark.parametrize("version", range(1, migrations.LATEST_VERSION))
+def test_every_earlier_version_migrates_and_keeps_its_memories(pg_url: str, version: int) -> None:
+    conn = db.connect(pg_url)
+    migrations.migrate(conn, upto=version)
+    assert migrations.schema_version(conn) == version
+    with conn.transaction():
+        memories.insert(
+            conn,
+            {
+                "uid": bytes(range(16)), "content": "the weekly report goes out on Fridays",
+                "content_hash": 1, "category": "general", "tags": '["work"]', "key": None,
+                "user": "", "agent": "", "session": "", "importance": 5, "pinned": 0,
+                "meta": "{}", "created_at": "2025-01-01T00:00:00Z",
+                "updated_at": "2025-01-01T00:00:00Z", "expires_at": None,
+            },
+        )  # fmt: skip
+    conn.close()
+    with MemoryStore(pg_url) as store:
+        assert migrations.schema_version(store.connection) == migrations.LATEST_VERSION
+        assert [m.content for m in store.search("when does the weekly report go out")] == [
+            "the weekly report goes out on Fridays"
+        ]
+        store.add("a second memory after the upgrade")
+        totals = store.connection.execute(
+            "SELECT (SELECT sum(rows) FROM fts_totals) AS n, (SELECT count(*) FROM memories) AS c"
+        ).fetchone()
+        assert totals["n"] == totals["c"] == 2
+
+
+def test_a_new_store_opened_by_many_at_once_migrates_once(pg_url: str) -> None:
+    errors: list[BaseException] = []
+
+    def open_and_add(number: int) -> None:
+        try:
+            with MemoryStore(pg_url) as store:
+                store.add(f"opened by thread {number}")
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_and_add, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    with MemoryStore(pg_url) as store:
+        assert store.count() == 8
+        rows = store.connection.execute("SELECT version FROM zeromem_schema").fetchall()
+        assert [r["version"] for r in rows] == [migrations.LATEST_VERSION]
+
+
+def test_a_role_that_may_not_create_tables_is_told_who_can(cluster: pgcluster.Cluster) -> None:
+    cluster.psql("CREATE ROLE visitor LOGIN")
+    cluster.psql("CREATE DATABASE closed_store")
+    cluster.psql("REVOKE CREATE ON SCHEMA public FROM PUBLIC", dbname="closed_store")
+    with pytest.raises(StoreError) as raised:
+        MemoryStore(cluster.url("closed_store", user="visitor"))
+    assert "zeromem admin init-postgres" in str(raised.value)
+    assert "\n" not in str(raised.value)
