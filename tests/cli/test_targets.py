@@ -105,8 +105,9 @@ def test_export_through_a_symlink_replaces_the_file_it_points_at(
     ("location", "says"),
     [
         ("/dev/null", "not a regular file"),
-        ("postgresql://user@/db?host=/run/pg", "PostgreSQL databases are not supported"),
-        ("postgres://localhost/zeromem", "PostgreSQL databases are not supported"),
+        # A server URL is a PostgreSQL store (tests/postgres): none listens here.
+        ("postgresql://user@/db?host=/run/nothing-here", "cannot connect to postgresql://"),
+        ("postgres://localhost:1/zeromem", "cannot connect to postgres://localhost:1"),
         ("redis://localhost:6379/0", "redis:// is not a database"),
         ("file:///tmp/x.db", "file:// is not a database"),
     ],
@@ -124,10 +125,14 @@ def test_a_database_location_that_is_not_a_file_is_refused(
     assert set(os.listdir("/dev")) == before  # no /dev/null-journal or -wal
 
 
-def test_the_library_refuses_a_url_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_library_never_makes_a_url_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from zeromem_cli import MemoryStore, StoreError
 
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(StoreError, match="PostgreSQL"):
-        MemoryStore("postgresql://u@/db")
+    with pytest.raises(StoreError, match="cannot connect"):
+        MemoryStore("postgresql://u@/db?host=/run/nothing-here")
+    with pytest.raises(StoreError, match="not a valid URL"):
+        MemoryStore(Path("postgresql://u@/db"))  # a Path folded its "//"
     assert list(tmp_path.iterdir()) == []

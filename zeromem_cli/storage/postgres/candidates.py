@@ -15,6 +15,8 @@ One difference stays: a phrase of several tokens is counted by its first token's
 from __future__ import annotations
 
 import math
+import time
+import weakref
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -53,26 +55,65 @@ def count_matches(conn: Any, match: str, cap: int) -> int:
     return int(row[0])
 
 
-def _idfs(conn: Any, phrases: Sequence[index.Phrase]) -> tuple[list[float], float]:
-    """Each phrase's IDF and the average token count, over every indexed row (the totals the
-    ``fts_totals`` trigger keeps; the matches counted through the GIN index)."""
+def _idfs(conn: Any, phrases: Sequence[index.Phrase]) -> tuple[list[float], float, list[int]]:
+    """Each phrase's IDF, the average token count over every indexed row (the totals the
+    ``fts_totals`` trigger keeps) and each phrase's match count. Counting stops past
+    ``LARGE``: a more common phrase's count is estimated from the planner's statistics (its
+    IDF is near zero either way)."""
     counts = ", ".join(
-        f"count(*) FILTER (WHERE fts @@ %(p{n})s::tsquery) AS hits{n}" for n in range(len(phrases))
+        f"(SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ %(p{n})s::tsquery "
+        f"LIMIT {LARGE + 1}) s{n}) AS hits{n}"
+        for n in range(len(phrases))
     )
     params = {f"p{n}": p.tsquery() for n, p in enumerate(phrases)}
     row = conn.execute(
         "SELECT (SELECT coalesce(sum(rows), 0) FROM fts_totals) AS total, "
-        f"(SELECT coalesce(sum(tokens), 0) FROM fts_totals) AS tokens, {counts} "
-        "FROM memories WHERE fts @@ %(any)s::tsquery",
-        {**params, "any": " | ".join(p.tsquery() for p in phrases)},
+        f"(SELECT coalesce(sum(tokens), 0) FROM fts_totals) AS tokens, {counts}",
+        params,
     ).fetchone()
     total, tokens = int(row[0]), int(row[1])
+    hits = [int(row[2 + n]) for n in range(len(phrases))]
+    if any(h > LARGE for h in hits):
+        common = _common_lexemes(conn)
+        for n, phrase in enumerate(phrases):
+            if hits[n] > LARGE:
+                share = common.get(phrase.tokens[0], 0.0) if len(phrase.tokens) == 1 else 0.0
+                hits[n] = max(hits[n], int(share * total))
     idfs = []
     for n in range(len(phrases)):
-        hits = int(row[2 + n])
-        idf = math.log((total - hits + 0.5) / (hits + 0.5)) if total else 0.0
+        idf = math.log((total - hits[n] + 0.5) / (hits[n] + 0.5)) if total else 0.0
         idfs.append(idf if idf > 0 else 1e-6)
-    return idfs, (tokens / total if total else 1.0)
+    return idfs, (tokens / total if total else 1.0), hits
+
+
+_COMMON: weakref.WeakKeyDictionary[Any, tuple[float, dict[str, float]]] = (
+    weakref.WeakKeyDictionary()
+)
+_COMMON_SECONDS = 60.0  # ANALYZE refreshes the statistics far less often
+
+
+def _common_lexemes(conn: Any) -> dict[str, float]:
+    """The share of rows holding each of the most common lexemes (ANALYZE's sample), read
+    once a minute per connection."""
+    cached = _COMMON.get(conn)
+    if cached is not None and time.monotonic() - cached[0] < _COMMON_SECONDS:
+        return cached[1]
+    _COMMON[conn] = (time.monotonic(), _read_common_lexemes(conn))
+    return _COMMON[conn][1]
+
+
+def _read_common_lexemes(conn: Any) -> dict[str, float]:
+    row = conn.execute(
+        "SELECT most_common_elems::text AS elems, most_common_elem_freqs AS freqs "
+        "FROM pg_stats WHERE tablename = 'memories' AND attname = 'fts' "
+        "AND schemaname = current_schema()"
+    ).fetchone()
+    if row is None or row["elems"] is None:
+        return {}
+    import csv
+
+    elems = next(csv.reader([row["elems"].strip("{}")]))
+    return dict(zip(elems, map(float, row["freqs"]), strict=False))
 
 
 _WEIGHT_CASE = (
@@ -91,8 +132,18 @@ _RANK_SQL = (
     "    CROSS JOIN LATERAL unnest(u.weights) AS w "
     "    WHERE u.lexeme = q.lex OR (q.pre AND starts_with(u.lexeme, q.lex))"
     "  ) f WHERE f.f > 0), 0) AS bm25_rank "
-    "FROM memories m WHERE m.fts @@ %(tsq)s::tsquery AND {scope} AND {where} "
+    "FROM memories m WHERE m.fts @@ %(tsq)s::tsquery AND {scope} AND {where} {window} "
     "ORDER BY bm25_rank, m.id DESC LIMIT %(candidates)s"
+)
+# A query whose phrases match more than this many memories ranks a window only: the WINDOW
+# newest matches in the scope and filters, and every match of its rare phrases (LARGE or
+# fewer matches each), as SQLite does (``storage.sqlite.window``). BM25 is computed in SQL
+# per candidate row, which costs far more than FTS5's (``python -m benchmarks.postgres``).
+LARGE = 3_000
+WINDOW = 500
+_WINDOW_SQL = (
+    "AND (m.id IN (SELECT m.id FROM memories m WHERE m.fts @@ %(tsq)s::tsquery AND {scope} "
+    "AND {where} ORDER BY m.id DESC LIMIT %(window)s){rare})"
 )
 
 
@@ -114,7 +165,7 @@ def ranked(
     parsed = index.parse(match)
     if parsed.tsquery is None or not parsed.phrases:
         return []
-    idfs, avglen = _idfs(conn, parsed.phrases)
+    idfs, avglen, hits = _idfs(conn, parsed.phrases)
     where, params = filter_clause(filters, now)
     params.update(
         scope_params(scope),
@@ -129,9 +180,19 @@ def ranked(
         one_b=1 - B,
         avglen=avglen or 1.0,
         candidates=min(candidates, 2**62),
+        window=max(WINDOW, 2 * candidates),
     )  # fmt: skip
-    sql = _RANK_SQL.format(columns=M_COLUMNS, scope=SCOPE_SQL, where=where)
-    rows = conn.execute(sql, params).fetchall()
+    rows = []
+    if sum(hits) > LARGE:
+        rare = [p.tsquery() for p, n in zip(parsed.phrases, hits, strict=True) if n <= LARGE]
+        params["rare"] = " | ".join(rare) if rare else None
+        clause = " OR m.fts @@ %(rare)s::tsquery" if rare else ""
+        window = _WINDOW_SQL.format(scope=SCOPE_SQL, where=where, rare=clause)
+        sql = _RANK_SQL.format(columns=M_COLUMNS, scope=SCOPE_SQL, where=where, window=window)
+        rows = conn.execute(sql, params).fetchall()
+    if len(rows) < candidates:  # a small match set, or a window too small: rank every match
+        sql = _RANK_SQL.format(columns=M_COLUMNS, scope=SCOPE_SQL, where=where, window="")
+        rows = conn.execute(sql, params).fetchall()
     out = []
     for row in rows:
         score = float(row.pop("bm25_rank"))

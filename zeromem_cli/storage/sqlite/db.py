@@ -32,18 +32,16 @@ def check_location(location: str | Path) -> None:
     """Refuse a database location zeromem does not serve, before anything is created.
 
     A ``scheme://`` URL is never a file path (it would become folders named ``postgresql:``
-    in the current directory). This is the one place a future backend (PostgreSQL) hooks in:
-    for now every scheme is refused with one line.
+    in the current directory). A PostgreSQL URL never gets here as text: ``storage.db``
+    routes it to the PostgreSQL backend; every other scheme is refused with one line.
     """
     text = str(location)
     match = _URL_SCHEME.match(text)
     if match is None:
         return
     scheme = match.group(1).lower()
-    if scheme in ("postgres", "postgresql"):
-        raise StoreError(
-            "PostgreSQL databases are not supported in this version: give a SQLite file path"
-        )
+    if scheme in ("postgres", "postgresql"):  # storage.db routes URLs given as text
+        raise StoreError(f"{scheme}:/... as a file path lost a '/': give the URL as text")
     raise StoreError(f"{scheme}:// is not a database zeromem can open: give a SQLite file path")
 
 
