@@ -19,10 +19,9 @@ def _index_version(conn: Any) -> int | None:
     return None if row is None else int(row["value"])
 
 
-def ensure_index_version(
-    conn: Any, where: str, notice: Callable[[str], None] | None = None
-) -> None:
-    """Recompute every vector when they were built by another ``INDEX_VERSION``."""
+def ensure_index_version(conn: Any, path: str, notice: Callable[[str], None] | None = None) -> None:
+    """Recompute every vector when they were built by another ``INDEX_VERSION`` (``path``:
+    the store as messages name it)."""
     if _index_version(conn) == INDEX_VERSION:
         return
     with conn.transaction():
