@@ -15,6 +15,7 @@ One difference stays: a phrase of several tokens is counted by its first token's
 from __future__ import annotations
 
 import math
+import re
 import time
 import weakref
 from collections.abc import Iterable, Sequence
@@ -23,6 +24,7 @@ from typing import Any
 
 from zeromem_cli.models import Filters, Scope
 from zeromem_cli.storage.postgres import index
+from zeromem_cli.storage.postgres.index import WEIGHT_OF_LABEL
 from zeromem_cli.storage.postgres.sql import M_COLUMNS, SCOPE_SQL, filter_clause, scope_params
 from zeromem_cli.storage.sqlite.candidates import BM25_WEIGHTS, check_expression
 from zeromem_cli.text.query import Term
@@ -58,11 +60,11 @@ def count_matches(conn: Any, match: str, cap: int) -> int:
 def _idfs(conn: Any, phrases: Sequence[index.Phrase]) -> tuple[list[float], float, list[int]]:
     """Each phrase's IDF, the average token count over every indexed row (the totals the
     ``fts_totals`` trigger keeps) and each phrase's match count. Counting stops past
-    ``LARGE``: a more common phrase's count is estimated from the planner's statistics (its
-    IDF is near zero either way)."""
+    ``COUNT_CAP``: a more common phrase's count is estimated from the planner's statistics
+    (ANALYZE's most common lexemes), so only stores larger than that rank differently."""
     counts = ", ".join(
         f"(SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ %(p{n})s::tsquery "
-        f"LIMIT {LARGE + 1}) s{n}) AS hits{n}"
+        f"LIMIT {COUNT_CAP + 1}) s{n}) AS hits{n}"
         for n in range(len(phrases))
     )
     params = {f"p{n}": p.tsquery() for n, p in enumerate(phrases)}
@@ -73,11 +75,11 @@ def _idfs(conn: Any, phrases: Sequence[index.Phrase]) -> tuple[list[float], floa
     ).fetchone()
     total, tokens = int(row[0]), int(row[1])
     hits = [int(row[2 + n]) for n in range(len(phrases))]
-    if any(h > LARGE for h in hits):
+    if any(h > COUNT_CAP for h in hits):
         common = _common_lexemes(conn)
         for n, phrase in enumerate(phrases):
-            if hits[n] > LARGE:
-                share = common.get(phrase.tokens[0], 0.0) if len(phrase.tokens) == 1 else 0.0
+            if hits[n] > COUNT_CAP:  # a prefix matches at least as often as its exact form
+                share = common.get(phrase.tokens[0], 0.0)
                 hits[n] = max(hits[n], int(share * total))
     idfs = []
     for n in range(len(phrases)):
@@ -116,31 +118,46 @@ def _read_common_lexemes(conn: Any) -> dict[str, float]:
     return dict(zip(elems, map(float, row["freqs"]), strict=False))
 
 
-_WEIGHT_CASE = (
-    "CASE w "
-    + " ".join(f"WHEN '{label}' THEN {weight}" for label, weight in index.WEIGHT_OF_LABEL.items())
-    + " END"
+# The vectors of the matches come back as text ('lexeme':1A,5,9C ...; weight D is not
+# written) and BM25 is computed here: faster than unnesting each vector in SQL.
+_VECTORS_SQL = (
+    "SELECT m.id, m.fts_len, m.fts::text AS vector FROM memories m "
+    "WHERE m.fts @@ %(tsq)s::tsquery AND {scope} AND {where} {window}"
 )
+_ENTRY = re.compile(r"'((?:[^'\\]|''|\\.)*)'(?::([0-9A-D,]+))?")
 
-_RANK_SQL = (
-    "SELECT {columns}, -coalesce(("
-    "  SELECT sum(q.idf * f.f * %(k1p1)s / (f.f + %(k1)s * (%(one_b)s + %(b)s * m.fts_len "
-    "  / %(avglen)s)))"
-    "  FROM unnest(%(lex)s::text[], %(pre)s::bool[], %(idf)s::float8[]) AS q(lex, pre, idf) "
-    "  CROSS JOIN LATERAL ("
-    f"   SELECT sum({_WEIGHT_CASE}) AS f FROM unnest(m.fts) AS u "
-    "    CROSS JOIN LATERAL unnest(u.weights) AS w "
-    "    WHERE u.lexeme = q.lex OR (q.pre AND starts_with(u.lexeme, q.lex))"
-    "  ) f WHERE f.f > 0), 0) AS bm25_rank "
-    "FROM memories m WHERE m.fts @@ %(tsq)s::tsquery AND {scope} AND {where} {window} "
-    "ORDER BY bm25_rank, m.id DESC LIMIT %(candidates)s"
-)
+
+def _bm25(
+    vector: str, length: int, phrases: Sequence[tuple[str, bool, float]], avglen: float
+) -> float:
+    """FTS5's bm25() (negative: lower is better) of one row from its vector text."""
+    frequencies = [0.0] * len(phrases)
+    for entry in _ENTRY.finditer(vector):
+        lexeme = entry.group(1)
+        if "'" in lexeme or "\\" in lexeme:
+            lexeme = lexeme.replace("''", "'").replace("\\\\", "\\")
+        weight = 0.0
+        for number, (token, prefix, _) in enumerate(phrases):
+            if lexeme == token or (prefix and lexeme.startswith(token)):
+                if not weight:
+                    positions = entry.group(2) or ""
+                    weight = sum(WEIGHT_OF_LABEL.get(p[-1], 1.0) for p in positions.split(",") if p)
+                frequencies[number] += weight
+    score = 0.0
+    norm = K1 * (1 - B + B * length / avglen)
+    for (_, _, idf), f in zip(phrases, frequencies, strict=True):
+        if f:
+            score += idf * f * (K1 + 1) / (f + norm)
+    return -score
+
+
 # A query whose phrases match more than this many memories ranks a window only: the WINDOW
 # newest matches in the scope and filters, and every match of its rare phrases (LARGE or
-# fewer matches each), as SQLite does (``storage.sqlite.window``). BM25 is computed in SQL
-# per candidate row, which costs far more than FTS5's (``python -m benchmarks.postgres``).
+# fewer matches each), as SQLite does (``storage.sqlite.window``): computing BM25 costs far
+# more here than inside FTS5 (``python -m benchmarks.postgres``).
 LARGE = 3_000
 WINDOW = 500
+COUNT_CAP = 1_000
 _WINDOW_SQL = (
     "AND (m.id IN (SELECT m.id FROM memories m WHERE m.fts @@ %(tsq)s::tsquery AND {scope} "
     "AND {where} ORDER BY m.id DESC LIMIT %(window)s){rare})"
@@ -167,37 +184,46 @@ def ranked(
         return []
     idfs, avglen, hits = _idfs(conn, parsed.phrases)
     where, params = filter_clause(filters, now)
-    params.update(
-        scope_params(scope),
-        tsq=parsed.tsquery,
-        lex=[p.tokens[0] if len(p.tokens) > 1 or not p.prefix else p.tokens[-1]
-             for p in parsed.phrases],
-        pre=[p.prefix and len(p.tokens) == 1 for p in parsed.phrases],
-        idf=idfs,
-        k1=K1,
-        k1p1=K1 + 1,
-        b=B,
-        one_b=1 - B,
-        avglen=avglen or 1.0,
-        candidates=min(candidates, 2**62),
-        window=max(WINDOW, 2 * candidates),
-    )  # fmt: skip
-    rows = []
+    params.update(scope_params(scope), tsq=parsed.tsquery, window=max(WINDOW, 2 * candidates))
+    terms = [
+        (p.tokens[0] if len(p.tokens) > 1 or not p.prefix else p.tokens[-1],
+         p.prefix and len(p.tokens) == 1, idf)
+        for p, idf in zip(parsed.phrases, idfs, strict=True)
+    ]  # fmt: skip
+    scored: list[tuple[float, int]] = []
     if sum(hits) > LARGE:
         rare = [p.tsquery() for p, n in zip(parsed.phrases, hits, strict=True) if n <= LARGE]
         params["rare"] = " | ".join(rare) if rare else None
         clause = " OR m.fts @@ %(rare)s::tsquery" if rare else ""
         window = _WINDOW_SQL.format(scope=SCOPE_SQL, where=where, rare=clause)
-        sql = _RANK_SQL.format(columns=M_COLUMNS, scope=SCOPE_SQL, where=where, window=window)
-        rows = conn.execute(sql, params).fetchall()
-    if len(rows) < candidates:  # a small match set, or a window too small: rank every match
-        sql = _RANK_SQL.format(columns=M_COLUMNS, scope=SCOPE_SQL, where=where, window="")
-        rows = conn.execute(sql, params).fetchall()
-    out = []
-    for row in rows:
-        score = float(row.pop("bm25_rank"))
-        out.append((row, score))
-    return out
+        scored = _scored(conn, where, window, params, terms, avglen)
+    if len(scored) < candidates:  # a small match set, or a window too small: rank every match
+        scored = _scored(conn, where, "", params, terms, avglen)
+    best = sorted(scored)[: min(candidates, len(scored))]
+    rows = {
+        row["id"]: row
+        for row in conn.execute(
+            f"SELECT {M_COLUMNS} FROM memories m WHERE m.id = ANY(%s)", ([-i for _, i in best],)
+        )
+    }
+    return [(rows[-negative_id], score) for score, negative_id in best if -negative_id in rows]
+
+
+def _scored(
+    conn: Any,
+    where: str,
+    window: str,
+    params: dict[str, Any],
+    terms: Sequence[tuple[str, bool, float]],
+    avglen: float,
+) -> list[tuple[float, int]]:
+    """(bm25, -id) of every match in the scope, filters and window: sorted, best first and
+    newest first among equals, as FTS5 orders them."""
+    sql = _VECTORS_SQL.format(scope=SCOPE_SQL, where=where, window=window)
+    return [
+        (_bm25(row["vector"], row["fts_len"], terms, avglen or 1.0), -row["id"])
+        for row in conn.execute(sql, params)
+    ]
 
 
 __all__ = ["BM25_WEIGHTS", "check_expression", "count_matches", "holds_at_least", "ranked"]
