@@ -137,3 +137,18 @@ def test_a_member_naming_another_user_gets_one_line_not_their_rows(team: Team, c
     assert result.exit_code == 1
     assert "Traceback" not in result.stderr
     assert "permission denied" in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_a_member_runs_gc_on_its_own_rows_and_vacuum_is_the_owners(team: Team, cli: Run) -> None:
+    r = _roles(team)
+    with MemoryStore(team.url(r["bob"])) as bob:
+        bob.add("bob's old note")
+    alice_url = team.url(r["alice"])
+    assert cli("add", "alice's note", "--db", alice_url, db=False).exit_code == 0
+    gc = cli("gc", "--db", alice_url, db=False)
+    assert gc.exit_code == 0, gc.stderr
+    vacuum = cli("gc", "--vacuum", "--db", alice_url, db=False)
+    assert vacuum.exit_code == 1 and "owner" in vacuum.stderr
+    assert cli("gc", "--vacuum", "--db", team.url(r["owner"]), db=False).exit_code == 0
+    with MemoryStore(team.url(r["bob"])) as bob:
+        assert [m.content for m in bob.list()] == ["bob's old note"]

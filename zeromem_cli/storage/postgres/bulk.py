@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
+from zeromem_cli.errors import StoreError
 from zeromem_cli.models import Memory, Scope
 from zeromem_cli.storage.postgres import index
 from zeromem_cli.storage.postgres.memories import _unique_violation, archive_version
@@ -91,8 +92,19 @@ def checkpoint(conn: Any) -> bool:
 
 def vacuum(conn: Any) -> None:
     """Rewrite the tables without dead row versions (VACUUM FULL: the purged text leaves the
-    table files; the WAL and backups are the operator's, see README). Needs table ownership."""
+    table files; the WAL and backups are the operator's, see README). Only the tables' owner
+    may: PostgreSQL would skip them for anyone else with a mere warning."""
+    if not owns_tables(conn):
+        raise StoreError("gc --vacuum on a PostgreSQL store must run as the owner of its tables")
     conn.execute("VACUUM FULL memories, memory_history, operations_log")
+
+
+def owns_tables(conn: Any) -> bool:
+    row = conn.execute(
+        "SELECT pg_has_role(c.relowner, 'USAGE') AS owner FROM pg_class c "
+        "WHERE c.oid = to_regclass('memories')"
+    ).fetchone()
+    return bool(row and row["owner"])
 
 
 _GC_SELECTIONS = {

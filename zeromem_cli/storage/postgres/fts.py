@@ -47,8 +47,12 @@ def ensure_index_version(conn: Any, path: str, notice: Callable[[str], None] | N
 
 
 def optimize(conn: Any) -> None:
-    """Move GIN's pending entries into the main index structure."""
-    conn.execute("SELECT gin_clean_pending_list('memories_fts'::regclass)")
+    """Move GIN's pending entries into the main index structure (the owner's to do; a
+    member's gc leaves it to the owner's, and to autovacuum)."""
+    from zeromem_cli.storage.postgres.bulk import owns_tables
+
+    if owns_tables(conn):
+        conn.execute("SELECT gin_clean_pending_list('memories_fts'::regclass)")
 
 
 @contextmanager
