@@ -70,11 +70,14 @@ def _idfs(conn: Any, phrases: Sequence[index.Phrase]) -> tuple[list[float], floa
     params = {f"p{n}": p.tsquery() for n, p in enumerate(phrases)}
     row = conn.execute(
         "SELECT (SELECT coalesce(sum(rows), 0) FROM fts_totals) AS total, "
-        f"(SELECT coalesce(sum(tokens), 0) FROM fts_totals) AS tokens, {counts}",
+        "(SELECT coalesce(sum(tokens), 0) FROM fts_totals) AS tokens, "
+        f"(SELECT count(*) FROM fts_totals) AS deltas, {counts}",
         params,
     ).fetchone()
     total, tokens = int(row[0]), int(row[1])
-    hits = [int(row[2 + n]) for n in range(len(phrases))]
+    hits = [int(row[3 + n]) for n in range(len(phrases))]
+    if int(row[2]) > FOLD_AFTER:
+        conn.execute("SELECT zeromem_fold_totals()")
     if any(h > COUNT_CAP for h in hits):
         common = _common_lexemes(conn)
         for n, phrase in enumerate(phrases):
@@ -158,6 +161,7 @@ def _bm25(
 LARGE = 3_000
 WINDOW = 500
 COUNT_CAP = 1_000
+FOLD_AFTER = 1_000  # rows of deltas in fts_totals before a reader folds them into one
 _WINDOW_SQL = (
     "AND (m.id IN (SELECT m.id FROM memories m WHERE m.fts @@ %(tsq)s::tsquery AND {scope} "
     "AND {where} ORDER BY m.id DESC LIMIT %(window)s){rare})"

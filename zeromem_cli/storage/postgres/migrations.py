@@ -123,39 +123,69 @@ def m002_row_security(conn: Any) -> None:
 def m003_index_totals(conn: Any) -> None:
     """BM25 needs the number of indexed rows and their average length on every search;
     counting them read the whole table (``python -m benchmarks.postgres``). Keep running
-    totals instead, maintained by a trigger on every insert, delete and re-index, in 64 slots
-    (by server process) so concurrent writers rarely wait for one another's row. The trigger
-    runs as the owner: members need no write access to the totals."""
+    totals instead: each statement that inserts, deletes or re-indexes memories appends one
+    row of deltas (statement triggers over the transition tables), and readers sum them,
+    folding them into one row now and then (``zeromem_fold_totals``). Appending, not
+    updating one row, keeps concurrent writers from waiting on each other and a long
+    transaction (a bulk import) from piling up versions of that row. The functions run as
+    the owner: members need no write access to the totals."""
     for statement in (
-        "CREATE TABLE fts_totals (slot integer PRIMARY KEY, rows bigint NOT NULL, "
-        "tokens bigint NOT NULL)",
-        "INSERT INTO fts_totals SELECT 0, count(*), coalesce(sum(fts_len), 0) FROM memories",
+        "CREATE TABLE fts_totals (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
+        "rows bigint NOT NULL, tokens bigint NOT NULL)",
+        "INSERT INTO fts_totals (rows, tokens) "
+        "SELECT count(*), coalesce(sum(fts_len), 0) FROM memories",
         """
-        CREATE FUNCTION zeromem_fts_totals() RETURNS trigger LANGUAGE plpgsql
+        CREATE FUNCTION zeromem_totals_inserted() RETURNS trigger LANGUAGE plpgsql
+        SECURITY DEFINER SET search_path FROM CURRENT AS $$
+        BEGIN
+            INSERT INTO fts_totals (rows, tokens)
+            SELECT count(*), coalesce(sum(fts_len), 0) FROM new_rows HAVING count(*) > 0;
+            RETURN NULL;
+        END
+        $$
+        """,
+        """
+        CREATE FUNCTION zeromem_totals_deleted() RETURNS trigger LANGUAGE plpgsql
+        SECURITY DEFINER SET search_path FROM CURRENT AS $$
+        BEGIN
+            INSERT INTO fts_totals (rows, tokens)
+            SELECT -count(*), -coalesce(sum(fts_len), 0) FROM old_rows HAVING count(*) > 0;
+            RETURN NULL;
+        END
+        $$
+        """,
+        """
+        CREATE FUNCTION zeromem_totals_updated() RETURNS trigger LANGUAGE plpgsql
         SECURITY DEFINER SET search_path FROM CURRENT AS $$
         DECLARE
-            delta_rows bigint := 0;
-            delta_tokens bigint := 0;
+            delta bigint;
         BEGIN
-            IF TG_OP = 'INSERT' THEN
-                delta_rows := 1; delta_tokens := NEW.fts_len;
-            ELSIF TG_OP = 'DELETE' THEN
-                delta_rows := -1; delta_tokens := -OLD.fts_len;
-            ELSE
-                delta_tokens := NEW.fts_len - OLD.fts_len;
-            END IF;
-            IF delta_rows <> 0 OR delta_tokens <> 0 THEN
-                INSERT INTO fts_totals AS t (slot, rows, tokens)
-                VALUES (pg_backend_pid() % 64, delta_rows, delta_tokens)
-                ON CONFLICT (slot) DO UPDATE
-                SET rows = t.rows + excluded.rows, tokens = t.tokens + excluded.tokens;
+            SELECT coalesce((SELECT sum(fts_len) FROM new_rows), 0)
+                 - coalesce((SELECT sum(fts_len) FROM old_rows), 0) INTO delta;
+            IF delta <> 0 THEN
+                INSERT INTO fts_totals (rows, tokens) VALUES (0, delta);
             END IF;
             RETURN NULL;
         END
         $$
         """,
-        "CREATE TRIGGER memories_fts_totals AFTER INSERT OR DELETE OR UPDATE OF fts_len "
-        "ON memories FOR EACH ROW EXECUTE FUNCTION zeromem_fts_totals()",
+        """
+        CREATE FUNCTION zeromem_fold_totals() RETURNS void LANGUAGE sql
+        SECURITY DEFINER SET search_path FROM CURRENT AS $$
+            WITH folded AS (DELETE FROM fts_totals RETURNING rows, tokens)
+            INSERT INTO fts_totals (rows, tokens)
+            SELECT coalesce(sum(rows), 0), coalesce(sum(tokens), 0) FROM folded
+        $$
+        """,
+        "CREATE TRIGGER memories_totals_inserted AFTER INSERT ON memories "
+        "REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT "
+        "EXECUTE FUNCTION zeromem_totals_inserted()",
+        "CREATE TRIGGER memories_totals_deleted AFTER DELETE ON memories "
+        "REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT "
+        "EXECUTE FUNCTION zeromem_totals_deleted()",
+        "CREATE TRIGGER memories_totals_updated AFTER UPDATE ON memories "
+        "REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT "
+        "EXECUTE FUNCTION zeromem_totals_updated()",
     ):
         conn.execute(statement)
 
