@@ -77,10 +77,12 @@ def _linux_user_dir(xdg_variable: str, under_home: str) -> Path | None:
     return None
 
 
-def default_db_path() -> Path:
+def default_db_path() -> Path | str:
+    """``ZEROMEM_DB`` (a file path, or a ``postgresql://`` URL kept as text), else the
+    per-user data file."""
     env = os.environ.get("ZEROMEM_DB")
     if env:
-        return Path(env).expanduser()
+        return db_location(env)
     return data_dir() / DB_FILENAME
 
 

@@ -143,3 +143,15 @@ def test_a_bad_server_or_password_is_one_line_without_the_password(
     assert "hunter2secret" not in result.stderr and "***" in result.stderr
     folded = cli("search", "x", "--db", "postgresql:/u@/db", db=False)  # a URL that lost a /
     assert folded.exit_code == 1 and "not a valid URL" in folded.stderr
+
+
+def test_the_library_reads_a_url_from_zeromem_db(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zeromem_cli import MemoryStore
+
+    monkeypatch.setenv("ZEROMEM_DB", pg_url)
+    with MemoryStore() as store:
+        store.add("opened from the environment")
+        assert store.location == pg_url
+    assert "opened from the environment" in MemoryStore(pg_url).list()[0].content
