@@ -59,31 +59,36 @@ def count_matches(conn: Any, match: str, cap: int) -> int:
 
 def _idfs(conn: Any, phrases: Sequence[index.Phrase]) -> tuple[list[float], float, list[int]]:
     """Each phrase's IDF, the average token count over every indexed row (the totals the
-    ``fts_totals`` trigger keeps) and each phrase's match count. Counting stops past
-    ``COUNT_CAP``: a more common phrase's count is estimated from the planner's statistics
-    (ANALYZE's most common lexemes), so only stores larger than that rank differently."""
-    counts = ", ".join(
-        f"(SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ %(p{n})s::tsquery "
-        f"LIMIT {COUNT_CAP + 1}) s{n}) AS hits{n}"
-        for n in range(len(phrases))
-    )
-    params = {f"p{n}": p.tsquery() for n, p in enumerate(phrases)}
-    row = conn.execute(
+    ``fts_totals`` triggers keep) and each phrase's match count.
+
+    A phrase is counted exactly up to ``COUNT_CAP``. Past that, and for a phrase whose first
+    token the planner's statistics (ANALYZE's most common lexemes) already put past it, the
+    count is that estimate: counting a common word builds a bitmap of all its matches, the
+    slowest part of a search on a large store, for an IDF near zero either way. Stores of
+    fewer than ``COUNT_CAP`` memories are always counted exactly."""
+    totals = conn.execute(
         "SELECT (SELECT coalesce(sum(rows), 0) FROM fts_totals) AS total, "
         "(SELECT coalesce(sum(tokens), 0) FROM fts_totals) AS tokens, "
-        f"(SELECT count(*) FROM fts_totals) AS deltas, {counts}",
-        params,
+        "(SELECT count(*) FROM fts_totals) AS deltas"
     ).fetchone()
-    total, tokens = int(row[0]), int(row[1])
-    hits = [int(row[3 + n]) for n in range(len(phrases))]
-    if int(row[2]) > FOLD_AFTER:
+    total, tokens = int(totals["total"]), int(totals["tokens"])
+    if int(totals["deltas"]) > FOLD_AFTER:
         conn.execute("SELECT zeromem_fold_totals()")
-    if any(h > COUNT_CAP for h in hits):
-        common = _common_lexemes(conn)
-        for n, phrase in enumerate(phrases):
-            if hits[n] > COUNT_CAP:  # a prefix matches at least as often as its exact form
-                share = common.get(phrase.tokens[0], 0.0)
-                hits[n] = max(hits[n], int(share * total))
+    common = _common_lexemes(conn) if total > COUNT_CAP else {}
+    estimates = [int(common.get(p.tokens[0], 0.0) * total) for p in phrases]
+    counted = [n for n, estimate in enumerate(estimates) if estimate <= COUNT_CAP]
+    hits = list(estimates)
+    if counted:
+        counts = ", ".join(
+            f"(SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ %(p{n})s::tsquery "
+            f"LIMIT {COUNT_CAP + 1}) s{n}) AS hits{n}"
+            for n in counted
+        )
+        row = conn.execute(
+            f"SELECT {counts}", {f"p{n}": phrases[n].tsquery() for n in counted}
+        ).fetchone()
+        for n in counted:
+            hits[n] = max(int(row[f"hits{n}"]), estimates[n])
     idfs = []
     for n in range(len(phrases)):
         idf = math.log((total - hits[n] + 0.5) / (hits[n] + 0.5)) if total else 0.0
