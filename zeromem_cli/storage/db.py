@@ -3,6 +3,12 @@ error mapping.
 
 A path that is a directory, a file that is not SQLite, or a location we cannot write is reported
 before SQLite writes anything, so a mistaken ``--db`` never damages the file it points at.
+
+The driver is chosen here: the standard ``sqlite3`` for a plain store; SQLCipher
+(``storage.cipher``, the optional ``zeromem[encryption]`` extra) only for an encrypted one, or a
+new store when a key is configured. Code elsewhere catches ``db.ERRORS`` / ``db.INTEGRITY``
+rather than ``sqlite3.Error``: the SQLCipher driver's exceptions are its own classes, added to
+those tuples when it loads.
 """
 
 from __future__ import annotations
@@ -13,20 +19,42 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from zeromem_cli.errors import StoreError
+
+if TYPE_CHECKING:
+    from zeromem_cli.keys import Key
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_SECONDS = 30.0
 T = TypeVar("T")
+ENCRYPTED_HINT = "this store is encrypted: set ZEROMEM_KEY or --key-file"
+
+# The exception classes of every loaded driver (see the module docstring).
+ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
+OPERATIONAL: tuple[type[Exception], ...] = (sqlite3.OperationalError,)
+INTEGRITY: tuple[type[Exception], ...] = (sqlite3.IntegrityError,)
 
 
-def _check_path(path: Path) -> None:
+def register_driver_errors(
+    error: type[Exception], operational: type[Exception], integrity: type[Exception]
+) -> None:
+    """Make ``except db.ERRORS`` (and the others) catch another driver's exceptions too."""
+    global ERRORS, OPERATIONAL, INTEGRITY
+    if error not in ERRORS:
+        ERRORS += (error,)
+        OPERATIONAL += (operational,)
+        INTEGRITY += (integrity,)
+
+
+def _check_path(path: Path) -> str:
+    """``new`` (absent or empty), ``plain`` (SQLite) or ``encrypted`` (pages of random-looking
+    bytes: what SQLCipher writes)."""
     if path.is_dir():
         raise StoreError(f"{path} is a directory, not a database file")
     if not path.exists():
-        return
+        return "new"
     try:
         with path.open("rb") as handle:
             header = handle.read(len(SQLITE_HEADER))
@@ -34,8 +62,20 @@ def _check_path(path: Path) -> None:
         raise StoreError(f"cannot read {path}: permission denied") from None
     except OSError as exc:
         raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if header and header != SQLITE_HEADER:
-        raise StoreError(f"{path} is not a SQLite database")
+    if not header:
+        return "new"
+    if header == SQLITE_HEADER:
+        return "plain"
+    if looks_encrypted(path):
+        return "encrypted"
+    raise StoreError(f"{path} is not a SQLite database")
+
+
+def looks_encrypted(path: Path) -> bool:
+    """Whole pages (SQLCipher's are 1 KiB multiples) and no SQLite header: most likely an
+    encrypted store rather than some other file given as ``--db``."""
+    size = path.stat().st_size
+    return size >= 1024 and size % 1024 == 0
 
 
 def _create_private(path: Path) -> None:
@@ -53,12 +93,38 @@ def _create_private(path: Path) -> None:
         raise StoreError(f"cannot create database {path}: {exc.strerror or exc}") from None
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    """An autocommit connection (we issue BEGIN ourselves) with WAL, busy timeout and FKs on."""
+def connect(path: Path, key: Key | None = None, *, ask_keyring: bool = True) -> sqlite3.Connection:
+    """An autocommit connection (we issue BEGIN ourselves) with WAL, busy timeout and FKs on.
+
+    ``key`` (``keys.configured()``) opens an encrypted store or creates a new one encrypted;
+    an encrypted store without it takes the OS keyring's key (when ``ask_keyring``). A plain
+    store given a key is refused, never encrypted behind the user's back (``zeromem encrypt``
+    does that, on purpose)."""
     path = path.expanduser()
-    _check_path(path)
-    if not path.exists():
+    state = _check_path(path)
+    if state == "plain" and key is not None:
+        raise StoreError(
+            f"{path} is not encrypted, but a key is configured ({key.source}): "
+            "run `zeromem encrypt` to encrypt it, or unset the key"
+        )
+    if state == "encrypted" and key is None and ask_keyring:
+        from zeromem_cli.keys import from_keyring
+
+        key = from_keyring()
+    if state == "encrypted" and key is None:
+        raise StoreError(ENCRYPTED_HINT)
+    if state == "new":
         _create_private(path)
+    if key is not None:
+        from zeromem_cli.storage import cipher
+
+        conn = cipher.open_encrypted(path, key, BUSY_TIMEOUT_SECONDS)
+        try:
+            retry_busy(lambda: _setup(conn))
+        except ERRORS as exc:
+            conn.close()
+            raise map_error(exc, path) from None
+        return conn
     try:
         conn = sqlite3.connect(
             str(path),
@@ -66,12 +132,12 @@ def connect(path: Path) -> sqlite3.Connection:
             isolation_level=None,
             check_same_thread=False,
         )
-    except sqlite3.Error as exc:
+    except ERRORS as exc:
         raise StoreError(f"cannot open database {path}: {exc}") from None
     conn.row_factory = sqlite3.Row
     try:
         retry_busy(lambda: _setup(conn))
-    except sqlite3.Error as exc:
+    except ERRORS as exc:
         conn.close()
         raise map_error(exc, path) from None
     return conn
@@ -105,7 +171,7 @@ def retry_busy(action: Callable[[], T]) -> T:
     while True:
         try:
             return action()
-        except sqlite3.OperationalError as exc:
+        except OPERATIONAL as exc:
             text = str(exc).lower()
             if ("locked" not in text and "busy" not in text) or time.monotonic() > deadline:
                 raise
@@ -113,7 +179,7 @@ def retry_busy(action: Callable[[], T]) -> T:
         delay = min(delay * 2, 0.1)
 
 
-def map_error(exc: sqlite3.Error, path: Path | str) -> StoreError:
+def map_error(exc: Exception, path: Path | str) -> StoreError:
     """Turn an sqlite3 exception into a one-line message the user can act on."""
     text = str(exc)
     lowered = text.lower()
@@ -136,7 +202,7 @@ def mapped_errors(path: Path | str) -> Iterator[None]:
     """Inside the block, an sqlite3 exception becomes the ``StoreError`` of ``map_error``."""
     try:
         yield
-    except sqlite3.Error as exc:
+    except ERRORS as exc:
         raise map_error(exc, path) from None
 
 
@@ -161,12 +227,12 @@ def transaction(conn: sqlite3.Connection, path: Path | str) -> Iterator[sqlite3.
         return
     try:
         conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.Error as exc:
+    except ERRORS as exc:
         raise map_error(exc, path) from None
     try:
         yield conn
         conn.execute("COMMIT")
-    except sqlite3.Error as exc:
+    except ERRORS as exc:
         conn.execute("ROLLBACK")
         raise map_error(exc, path) from None
     except BaseException:
@@ -180,7 +246,7 @@ def _savepoint(conn: sqlite3.Connection, path: Path | str) -> Iterator[sqlite3.C
     try:
         yield conn
         conn.execute(f"RELEASE {name}")
-    except sqlite3.Error as exc:
+    except ERRORS as exc:
         conn.execute(f"ROLLBACK TO {name}")
         conn.execute(f"RELEASE {name}")
         raise map_error(exc, path) from None
