@@ -1,8 +1,8 @@
 """Options every command shares (database and scope) and small input helpers.
 
-The store options (``--db``, ``--user``, ``--agent``, ``--session``) are declared once: a
+The store options (``--db``, ``--user``, ``--agent``, ``--session``, ``--key-file``) are declared once: a
 command that opens the store takes one ``where: StoreOptions`` parameter and is decorated
-with ``@store_options``, which appends the four options to its signature (pipx's shared
+with ``@store_options``, which appends these options to its signature (pipx's shared
 ``parents=`` parser, for Typer) so they work after the subcommand name:
 ``zeromem search foo --user alice``. Other shared options are ``Annotated`` aliases.
 """
@@ -32,6 +32,18 @@ DbOption = Annotated[
         show_default=False,
         dir_okay=True,
         readable=False,  # checked by db.connect: an unreadable file is exit 1, not a usage error
+        rich_help_panel=SCOPE_PANEL,
+    ),
+]
+KeyFileOption = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--key-file",
+        envvar="ZEROMEM_KEY_FILE",
+        help="Key of an encrypted store, in a file only you can read (or set ZEROMEM_KEY).",
+        show_default=False,
+        dir_okay=False,
+        readable=False,  # checked by keys.read_key_file: one line, exit 1
         rich_help_panel=SCOPE_PANEL,
     ),
 ]
@@ -75,12 +87,13 @@ def settings() -> Config:
 
 class StoreOptions(NamedTuple):
     """Which store and scope a command works on: ``--db``, ``--user``, ``--agent``,
-    ``--session`` (or their environment variables)."""
+    ``--session``, ``--key-file`` (or their environment variables)."""
 
     db: Path | None = None
     user: str | None = None
     agent: str | None = None
     session: str | None = None
+    key_file: Path | None = None
 
     def open(self) -> "MemoryStore":
         """Open the store for this invocation (the core is imported here, not at start-up,
@@ -94,6 +107,7 @@ class StoreOptions(NamedTuple):
             session=self.session,
             max_content_bytes=settings().get("add.max_content_bytes"),
             notice=_notice,
+            key_file=self.key_file,
         )
 
 
@@ -103,6 +117,7 @@ _STORE_PARAMETERS = (
     ("user", "UserOption"),
     ("agent", "AgentOption"),
     ("session", "SessionOption"),
+    ("key_file", "KeyFileOption"),
 )
 
 Command = TypeVar("Command", bound=Callable[..., Any])
@@ -110,7 +125,7 @@ Command = TypeVar("Command", bound=Callable[..., Any])
 
 def store_options(command: Command) -> Command:
     """Give ``command`` the store options: its ``where: StoreOptions`` parameter is replaced
-    by ``--db``, ``--user``, ``--agent`` and ``--session``, gathered back into one
+    by ``--db``, ``--user``, ``--agent``, ``--session`` and ``--key-file``, gathered back into one
     ``StoreOptions`` when it runs.
 
     Built without ``functools.wraps``: Typer would follow ``__wrapped__`` to the original

@@ -1,14 +1,17 @@
 """Encrypt, decrypt or rekey a store file, atomically: copy, check, swap.
 
-1. The store is opened alone: its WAL is checkpointed and the file switched to rollback
-   journalling (SQLite refuses while another connection has it open: "in use"), then locked
-   exclusively for the rest of the run, so no write can slip in and be lost.
+1. The store must be used by no other process (on Linux, /proc tells which have the file, its
+   -wal or -shm open; an idle connection holds no lock SQLite could report). Its WAL is
+   checkpointed, the file switched to rollback journalling, then locked exclusively for the
+   rest of the run, so no write can slip in and be lost.
 2. ``sqlcipher_export`` writes a copy beside it (``NAME.zeromem-convert``, 0600) under the new
    key (or none).
 3. The copy is checked on its own connection: ``PRAGMA integrity_check``, the row count of
    every table, and one full-text search returning the same rows as the original.
 4. ``os.replace`` swaps it in (one rename: a kill at any moment leaves the old file or the new
-   one), then the directory is synced.
+   one), then the directory is synced and the old file's first page overwritten: a process
+   that opened it meanwhile and waits for the lock gets "not a database", not a write into a
+   file no longer there.
 
 A kill before step 4 leaves the old store whole (in rollback-journal mode, which the next open
 turns back to WAL) and a stale copy that the next run removes.
@@ -43,7 +46,9 @@ def convert(path: Path, old: Key | None, new: Key | None) -> Converted:
     """Rewrite the store at ``path`` from key ``old`` (None: plain) to ``new`` (None: plain)."""
     path = path.expanduser()
     copy = path.with_name(path.name + SUFFIX)
+    _refuse_if_in_use(path)
     source = _open(path, old, IN_USE_WAIT_SECONDS)
+    old_file = os.open(path, os.O_RDWR)
     try:
         with db.mapped_errors(path):
             _take_alone(source, path)
@@ -72,7 +77,9 @@ def convert(path: Path, old: Key | None, new: Key | None) -> Converted:
         os.replace(copy, path)
         _fsync(path.parent)
         _stop_point("swapped")
+        os.pwrite(old_file, bytes(4096), 0)
     finally:
+        os.close(old_file)
         source.close()
     return Converted(rows=sum(counts.values()), tables=len(counts))
 
@@ -93,13 +100,51 @@ def _take_alone(conn: Any, path: Path) -> None:
         except db.OPERATIONAL:
             mode = None
     if mode != "delete":
-        raise StoreError(
-            f"{path} is in use by another process (a running `zeromem mcp`, hook or script?): "
-            "stop it and try again; nothing was changed"
-        )
+        raise _in_use(path)
     conn.execute("PRAGMA locking_mode = EXCLUSIVE")
     conn.execute("BEGIN EXCLUSIVE")
     conn.execute("COMMIT")
+
+
+def _in_use(path: Path, pids: list[int] | None = None) -> StoreError:
+    who = f" by another process ({', '.join(map(str, pids))})" if pids else ""
+    return StoreError(
+        f"{path} is in use{who}: stop it (a running `zeromem mcp`, hook or "
+        "script?) and try again; nothing was changed"
+    )
+
+
+def _refuse_if_in_use(path: Path) -> None:
+    """Refuse while any process, this one included, has the store's files open (Linux only:
+    elsewhere the journal-mode switch in ``_take_alone`` is the only check)."""
+    proc = Path("/proc")
+    if not (proc / "self" / "fd").is_dir():
+        return
+    targets = set()
+    for name in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            info = name.stat()
+        except OSError:
+            continue
+        targets.add((info.st_dev, info.st_ino))
+    pids: list[int] = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fds = list((entry / "fd").iterdir())
+        except OSError:
+            continue  # gone, or another user's (which cannot open our 0600 file anyway)
+        for fd in fds:
+            try:
+                info = fd.stat()
+            except OSError:
+                continue
+            if (info.st_dev, info.st_ino) in targets:
+                pids.append(int(entry.name))
+                break
+    if pids:
+        raise _in_use(path, sorted(pids))
 
 
 def _table_counts(conn: Any) -> dict[str, int]:

@@ -48,7 +48,7 @@ def register_driver_errors(
         INTEGRITY += (integrity,)
 
 
-def _check_path(path: Path) -> str:
+def store_state(path: Path) -> str:
     """``new`` (absent or empty), ``plain`` (SQLite) or ``encrypted`` (pages of random-looking
     bytes: what SQLCipher writes)."""
     if path.is_dir():
@@ -101,7 +101,7 @@ def connect(path: Path, key: Key | None = None, *, ask_keyring: bool = True) -> 
     store given a key is refused, never encrypted behind the user's back (``zeromem encrypt``
     does that, on purpose)."""
     path = path.expanduser()
-    state = _check_path(path)
+    state = store_state(path)
     if state == "plain" and key is not None:
         raise StoreError(
             f"{path} is not encrypted, but a key is configured ({key.source}): "
