@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from zeromem_cli import keys
-from zeromem_cli.errors import InvalidInputError, StoreError
+from zeromem_cli.errors import StoreError
 from zeromem_cli.storage import convert, db
 from zeromem_cli.storage.convert import Converted
 
@@ -28,7 +28,7 @@ def _existing(path: Path) -> str:
 def encrypt(path: Path, key_file: Path | None = None) -> Converted:
     """Encrypt the plain store at ``path`` with the configured key (file, env, keyring)."""
     if _existing(path) == "encrypted":
-        raise InvalidInputError(f"{path} is already encrypted (use `zeromem rekey` to change key)")
+        raise StoreError(f"{path} is already encrypted (use `zeromem rekey` to change key)")
     key = _current_key(key_file)
     if key is None:
         raise StoreError(NO_KEY)
@@ -38,7 +38,7 @@ def encrypt(path: Path, key_file: Path | None = None) -> Converted:
 def decrypt(path: Path, key_file: Path | None = None) -> Converted:
     """Turn the encrypted store at ``path`` back into a plain SQLite file."""
     if _existing(path) == "plain":
-        raise InvalidInputError(f"{path} is not encrypted")
+        raise StoreError(f"{path} is not encrypted")
     key = _current_key(key_file)
     if key is None:
         raise StoreError(db.ENCRYPTED_HINT)
@@ -48,13 +48,13 @@ def decrypt(path: Path, key_file: Path | None = None) -> Converted:
 def rekey(path: Path, new_key_file: Path, key_file: Path | None = None) -> Converted:
     """Re-encrypt the store at ``path`` under the key in ``new_key_file``."""
     if _existing(path) == "plain":
-        raise InvalidInputError(f"{path} is not encrypted (use `zeromem encrypt`)")
+        raise StoreError(f"{path} is not encrypted (use `zeromem encrypt`)")
     old = _current_key(key_file)
     if old is None:
         raise StoreError(db.ENCRYPTED_HINT)
     new = keys.read_key_file(new_key_file)
     if new.same_as(old):
-        raise InvalidInputError("the new key is the key the store already has")
+        raise StoreError("the new key is the key the store already has")
     return convert.convert(path, old, new)
 
 
@@ -62,7 +62,7 @@ def store_new_key_in_keyring() -> str:
     """A new random key into the OS keyring (refused if it already holds one: a store may be
     encrypted with it). Returns the backend's name."""
     if keys.from_keyring() is not None:
-        raise InvalidInputError(
+        raise StoreError(
             "the OS keyring already holds a zeromem key; it is kept (a store may need it)"
         )
     return keys.store_in_keyring(keys.new_key())

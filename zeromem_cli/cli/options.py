@@ -42,8 +42,7 @@ KeyFileOption = Annotated[
         envvar="ZEROMEM_KEY_FILE",
         help="Key of an encrypted store, in a file only you can read (or set ZEROMEM_KEY).",
         show_default=False,
-        dir_okay=False,
-        readable=False,  # checked by keys.read_key_file: one line, exit 1
+        readable=False,  # checked by keys.read_key_file (directory, mode, ...): exit 1
         rich_help_panel=SCOPE_PANEL,
     ),
 ]
