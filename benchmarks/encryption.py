@@ -127,7 +127,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             },
             args.runs,
         )
-        warm = in_process({"plain": (plain, None), "encrypted": (encrypted, key_text)}, args.queries)
+        warm = in_process(
+            {"plain": (plain, None), "encrypted": (encrypted, key_text)}, args.queries
+        )
     kind = "passphrase (PBKDF2)" if args.passphrase else "raw 256-bit key"
     print(
         f"Encryption at rest, {tier_label(args.count)} memories, SQLCipher with a {kind}; "

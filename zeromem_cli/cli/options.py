@@ -1,8 +1,8 @@
 """Options every command shares (database and scope) and small input helpers.
 
-The store options (``--db``, ``--user``, ``--agent``, ``--session``, ``--key-file``) are declared once: a
-command that opens the store takes one ``where: StoreOptions`` parameter and is decorated
-with ``@store_options``, which appends these options to its signature (pipx's shared
+The store options (``--db``, ``--user``, ``--agent``, ``--session``, ``--key-file``) are
+declared once: a command that opens the store takes one ``where: StoreOptions`` parameter and
+is decorated with ``@store_options``, which appends these options to its signature (pipx's shared
 ``parents=`` parser, for Typer) so they work after the subcommand name:
 ``zeromem search foo --user alice``. Other shared options are ``Annotated`` aliases.
 """

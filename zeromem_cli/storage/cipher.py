@@ -10,6 +10,7 @@ names neither the key nor its text.
 from __future__ import annotations
 
 import sqlite3
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -56,15 +57,20 @@ def open_encrypted(path: Path, key: Key, timeout: float) -> sqlite3.Connection:
         conn = raw_connect(path, timeout)
         try:
             apply_key(conn, key, level)
-            db.retry_busy(lambda: conn.execute("SELECT count(*) FROM sqlite_master").fetchone())
+            db.retry_busy(partial(_first_read, conn))
             conn.execute(f"PRAGMA cache_size = {-CACHE_KIB}")
-            return conn  # type: ignore[no-any-return]
+            return conn
         except db.ERRORS as exc:
             conn.close()
             lowered = str(exc).lower()
             if "not a database" not in lowered and "encrypted" not in lowered:
                 raise db.map_error(exc, path) from None
     raise StoreError(f"wrong key for {path}, or not a zeromem store ({db.ENCRYPTED_HINT})")
+
+
+def _first_read(conn: Any) -> None:
+    """The first page read: where a wrong key or compatibility level shows."""
+    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
 
 
 def apply_key(conn: Any, key: Key, level: int = COMPATIBILITY[0]) -> None:

@@ -160,9 +160,7 @@ def _table_counts(conn: Any) -> dict[str, int]:
 
 def _search_probe(conn: Any) -> tuple[str, list[int]] | None:
     """One indexed term and the rows a full-text search for it returns (None: empty index)."""
-    if not conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE name = 'memories_fts'"
-    ).fetchone():
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'memories_fts'").fetchone():
         return None
     conn.execute("CREATE VIRTUAL TABLE temp.zeromem_vocab USING fts5vocab(main, memories_fts, row)")
     try:
