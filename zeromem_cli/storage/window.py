@@ -58,8 +58,11 @@ class Window(FrozenRecord):
         if not self.rare_ids:
             return "memories_fts.rowid > :w_after", params
         params["w_ids"] = json.dumps(self.rare_ids)
+        # Unary +: the rowids are a filter on the MATCH, never an index of their own; SQLite
+        # 3.50+ would otherwise split the OR into scans that cannot run MATCH ("unable to use
+        # function MATCH in the requested context", met with SQLCipher's newer SQLite).
         return (
-            "(memories_fts.rowid > :w_after OR memories_fts.rowid IN "
+            "(+memories_fts.rowid > :w_after OR +memories_fts.rowid IN "
             "(SELECT value FROM json_each(:w_ids)))",
             params,
         )
