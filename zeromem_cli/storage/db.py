@@ -66,16 +66,19 @@ def store_state(path: Path) -> str:
         return "new"
     if header == SQLITE_HEADER:
         return "plain"
-    if looks_encrypted(path):
+    if looks_encrypted(path, header):
         return "encrypted"
     raise StoreError(f"{path} is not a SQLite database")
 
 
-def looks_encrypted(path: Path) -> bool:
-    """Whole pages (SQLCipher's are 1 KiB multiples) and no SQLite header: most likely an
-    encrypted store rather than some other file given as ``--db``."""
+def looks_encrypted(path: Path, header: bytes) -> bool:
+    """Whole pages (SQLCipher's are 1 KiB multiples) starting with a random salt, not zeros or
+    text: most likely an encrypted store rather than some other file given as ``--db``."""
     size = path.stat().st_size
-    return size >= 1024 and size % 1024 == 0
+    if size < 1024 or size % 1024:
+        return False
+    printable = sum(32 <= byte < 127 or byte in (9, 10, 13) for byte in header)
+    return header.count(0) < len(header) // 2 and printable < len(header)
 
 
 def _create_private(path: Path) -> None:
@@ -112,7 +115,7 @@ def connect(path: Path, key: Key | None = None, *, ask_keyring: bool = True) -> 
 
         key = from_keyring()
     if state == "encrypted" and key is None:
-        raise StoreError(ENCRYPTED_HINT)
+        raise StoreError(f"cannot open {path}: {ENCRYPTED_HINT}")
     if state == "new":
         _create_private(path)
     if key is not None:
