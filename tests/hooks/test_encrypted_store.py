@@ -30,3 +30,18 @@ def test_user_prompt_injects_from_an_encrypted_store(tmp_path: Path) -> None:
         assert failed.returncode == 0 and failed.stdout == b""
         assert failed.stderr.count(b"\n") == 1 and b"encrypted" in failed.stderr, failed.stderr
         assert b"not it" not in failed.stderr and b"Traceback" not in failed.stderr
+
+
+def test_the_hook_takes_key_file(tmp_path: Path) -> None:
+    db = tmp_path / "memories.db"
+    key_file = tmp_path / "store.key"
+    key_file.write_text("ab" * 32 + "\n")
+    key_file.chmod(0o600)
+    with MemoryStore(db, key_file=key_file) as store:
+        store.add("The staging database is db-2.internal", category="fact", importance=8)
+    body = payload("claude-code", "user-prompt", prompt="which staging database do we use?")
+    env = {k: v for k, v in hook_env().items() if not k.startswith("ZEROMEM_KEY")}
+    answer = run_hook(
+        "claude-code", "user-prompt", body, db=db, args=("--key-file", str(key_file)), env=env
+    )
+    assert "db-2.internal" in context_of(answer, "UserPromptSubmit")
