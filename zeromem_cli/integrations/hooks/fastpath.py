@@ -5,8 +5,8 @@ Click and building the command costs more than the hook's own work (python -m
 benchmarks.hook_latency). The command line is small and fixed: ``HARNESS EVENT`` and the store
 options ``--db``, ``--user``, ``--agent``, ``--session``, ``--key-file`` (or ``ZEROMEM_DB``...),
 exactly those of the Typer ``hook`` command (``zeromem_cli/cli/hook.py``, which ``--help``
-still reaches; a test keeps the two in step). Anything malformed is one stderr line and exit 0, like every other
-hook failure: an exit 2 would make Claude Code reject the user's prompt.
+still reaches; a test keeps the two in step). Anything malformed is one stderr line and exit 0,
+like every other hook failure: an exit 2 would make Claude Code reject the user's prompt.
 """
 
 from __future__ import annotations
