@@ -263,12 +263,13 @@ INITS: dict[str, Callable[..., None]] = {}
 
 
 def _init_StoreOptions(  # type: ignore[no-untyped-def]
-    self, db, user, agent, session
+    self, db, user, agent, session, key_file
 ):
     _set(self, "db", db)
     _set(self, "user", user)
     _set(self, "agent", agent)
     _set(self, "session", session)
+    _set(self, "key_file", key_file)
 
 
 INITS["cli.options.StoreOptions"] = _init_StoreOptions

@@ -32,6 +32,7 @@ from zeromem_cli.writes import UNSET
 DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
 
 if TYPE_CHECKING:
+    from zeromem_cli.keys import Key
     from zeromem_cli.pack.format import ContentOf
     from zeromem_cli.pack.select import PackResult, Weights
 
@@ -53,9 +54,14 @@ class MemoryStore:
         clock: Clock | None = None,
         max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
         notice: Callable[[str], None] | None = None,
+        key: str | Key | None = None,
+        key_file: str | Path | None = None,
     ) -> None:
         """``notice`` (e.g. print to stderr) is told before a long one-time job on opening: a
-        schema upgrade or a search-index rebuild of a large store after an upgrade."""
+        schema upgrade or a search-index rebuild of a large store after an upgrade.
+
+        ``key`` / ``key_file`` open an encrypted store (or create a new one encrypted); without
+        them ``ZEROMEM_KEY_FILE``, ``ZEROMEM_KEY`` and the OS keyring are tried (``keys``)."""
         if path is None:
             from zeromem_cli.paths import default_db_path
 
@@ -64,13 +70,13 @@ class MemoryStore:
         self.scope = Scope(user, agent, session)
         self.clock: Clock = clock or utcnow
         self.max_content_bytes = max_content_bytes
-        self._conn = db.connect(self.path)
+        self._conn = db.connect(self.path, _resolve_key(key, key_file))
         try:
             # Opening races other processes creating or checkpointing the same file:
             # retried while SQLite reports busy without waiting (see db.retry_busy).
             db.retry_busy(lambda: migrations.migrate(self._conn, notice))
             db.retry_busy(lambda: fts.ensure_index_version(self._conn, self.path, notice))
-        except sqlite3.Error as exc:
+        except db.ERRORS as exc:
             self._conn.close()
             raise db.map_error(exc, self.path) from None
         except BaseException:
@@ -489,3 +495,20 @@ class MemoryStore:
 
 
 __all__ = ["BM25_WEIGHTS", "MemoryStore", "StoreError"]
+
+
+def _resolve_key(key: str | Key | None, key_file: str | Path | None) -> Key | None:
+    """The key to open with: the one given, else the configured one (file, then environment);
+    ``keys`` is imported only when one of them is set, so a plain store's start-up skips it."""
+    import os
+
+    if key is None and key_file is None:
+        if not (os.environ.get("ZEROMEM_KEY") or os.environ.get("ZEROMEM_KEY_FILE")):
+            return None
+    from zeromem_cli import keys
+
+    if isinstance(key, str):
+        return keys.Key(key, "the key argument")
+    if key is not None:
+        return key
+    return keys.configured(Path(key_file) if key_file is not None else None)

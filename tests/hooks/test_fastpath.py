@@ -28,9 +28,16 @@ def test_the_fast_parser_takes_the_typer_commands_options() -> None:
 def test_the_fast_parser_reads_values_and_environment(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("ZEROMEM_USER", "ada")
     monkeypatch.delenv("ZEROMEM_DB", raising=False)
+    monkeypatch.delenv("ZEROMEM_KEY_FILE", raising=False)
     positionals, options = parse(["codex", "stop", "--db=/tmp/x.db", "--agent", "bot"])  # type: ignore[misc]
     assert positionals == ["codex", "stop"]
-    assert options == {"--db": "/tmp/x.db", "--user": "ada", "--agent": "bot", "--session": None}
+    assert options == {
+        "--db": "/tmp/x.db",
+        "--user": "ada",
+        "--agent": "bot",
+        "--session": None,
+        "--key-file": None,
+    }
 
 
 def test_help_goes_to_typer() -> None:

@@ -1,8 +1,8 @@
 """Options every command shares (database and scope) and small input helpers.
 
-The store options (``--db``, ``--user``, ``--agent``, ``--session``) are declared once: a
-command that opens the store takes one ``where: StoreOptions`` parameter and is decorated
-with ``@store_options``, which appends the four options to its signature (pipx's shared
+The store options (``--db``, ``--user``, ``--agent``, ``--session``, ``--key-file``) are
+declared once: a command that opens the store takes one ``where: StoreOptions`` parameter and
+is decorated with ``@store_options``, which appends these options to its signature (pipx's shared
 ``parents=`` parser, for Typer) so they work after the subcommand name:
 ``zeromem search foo --user alice``; it opens the store with ``with where.open() as store:``.
 Commands without a store take none of them (``path`` takes ``--db`` alone). Other shared
@@ -38,6 +38,17 @@ DbOption = Annotated[
         show_default=False,
         dir_okay=True,
         readable=False,  # checked by db.connect: an unreadable file is exit 1, not a usage error
+        rich_help_panel=SCOPE_PANEL,
+    ),
+]
+KeyFileOption = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--key-file",
+        envvar="ZEROMEM_KEY_FILE",
+        help="Key of an encrypted store, in a file only you can read (or set ZEROMEM_KEY).",
+        show_default=False,
+        readable=False,  # checked by keys.read_key_file (directory, mode, ...): exit 1
         rich_help_panel=SCOPE_PANEL,
     ),
 ]
@@ -93,12 +104,13 @@ def settings() -> Config:
 
 class StoreOptions(FrozenRecord):
     """Which store and scope a command works on: ``--db``, ``--user``, ``--agent``,
-    ``--session`` (or their environment variables)."""
+    ``--session``, ``--key-file`` (or their environment variables)."""
 
     db: Path | None = None
     user: str | None = None
     agent: str | None = None
     session: str | None = None
+    key_file: Path | None = None
 
     @property
     def scoped(self) -> bool:
@@ -117,6 +129,7 @@ class StoreOptions(FrozenRecord):
             session=self.session,
             max_content_bytes=settings().get("add.max_content_bytes"),
             notice=_notice,
+            key_file=self.key_file,
         )
 
 
@@ -126,6 +139,7 @@ _STORE_PARAMETERS = (
     ("user", "UserOption"),
     ("agent", "AgentOption"),
     ("session", "SessionOption"),
+    ("key_file", "KeyFileOption"),
 )
 
 Command = TypeVar("Command", bound=Callable[..., Any])
@@ -133,7 +147,7 @@ Command = TypeVar("Command", bound=Callable[..., Any])
 
 def store_options(command: Command) -> Command:
     """Give ``command`` the store options: its ``where: StoreOptions`` parameter is replaced
-    by ``--db``, ``--user``, ``--agent`` and ``--session``, gathered back into one
+    by ``--db``, ``--user``, ``--agent``, ``--session`` and ``--key-file``, gathered back into one
     ``StoreOptions`` when it runs.
 
     Built without ``functools.wraps``: Typer would follow ``__wrapped__`` to the original

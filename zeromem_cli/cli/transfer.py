@@ -71,7 +71,11 @@ def export(
     output: Annotated[
         Optional[Path],
         typer.Option(
-            "--output", "-o", help="Write to FILE (atomically) instead of stdout.", dir_okay=False
+            "--output",
+            "-o",
+            help="Write to FILE (atomically, mode 600) instead of stdout; plain text, even "
+            "from an encrypted store.",
+            dir_okay=False,
         ),
     ] = None,
     category: CategoryOption = None,
@@ -87,7 +91,8 @@ def export(
     ] = False,
     all_scopes: AllScopesOption = False,
 ) -> None:
-    """Export memories (jsonl by default: every field, one JSON object a line)."""
+    """Export memories (jsonl by default: every field, one JSON object a line), in plain text:
+    an encrypted store's export is readable by anyone who can read the file."""
     from zeromem_cli.oplog import record_operation
     from zeromem_cli.transfer.export import export_records, write_atomically, write_export
 

@@ -17,7 +17,7 @@ from operator import itemgetter
 from typing import Any
 
 from zeromem_cli.models import HISTORY_FIELDS, MEMORY_FIELDS, Memory, Scope
-from zeromem_cli.storage import fts
+from zeromem_cli.storage import db, fts
 from zeromem_cli.storage.memories import archive_version, to_memory
 from zeromem_cli.storage.sql import scope_clause
 from zeromem_cli.storage.uids import uid_to_db
@@ -286,7 +286,7 @@ def update_imported(
             + " WHERE id = :id",
             merged,
         )
-    except sqlite3.IntegrityError as exc:
+    except db.INTEGRITY as exc:
         raise ImportConflict(str(exc)) from None
     fts.index_rows(conn, [merged])
 
@@ -334,7 +334,7 @@ def insert_imported(
     (``history``: rows of ``HISTORY_COLUMNS``) in a few executemany calls."""
     try:
         conn.executemany(_INSERT_SQL, [_stored(v) for v in rows])
-    except sqlite3.IntegrityError as exc:
+    except db.INTEGRITY as exc:
         raise ImportConflict(str(exc)) from None
     fts.index_rows(conn, rows, contents)
     if history:

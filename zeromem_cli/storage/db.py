@@ -3,6 +3,12 @@ error mapping.
 
 A path that is a directory, a file that is not SQLite, or a location we cannot write is reported
 before SQLite writes anything, so a mistaken ``--db`` never damages the file it points at.
+
+The driver is chosen here: the standard ``sqlite3`` for a plain store; SQLCipher
+(``storage.cipher``, the optional ``zeromem[encryption]`` extra) only for an encrypted one, or a
+new store when a key is configured. Code elsewhere catches ``db.ERRORS`` / ``db.INTEGRITY``
+rather than ``sqlite3.Error``: the SQLCipher driver's exceptions are its own classes, added to
+those tuples when it loads.
 """
 
 from __future__ import annotations
@@ -15,13 +21,22 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from zeromem_cli.errors import StoreError
+
+if TYPE_CHECKING:
+    from zeromem_cli.keys import Key
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_SECONDS = 30.0
 T = TypeVar("T")
+ENCRYPTED_HINT = "this store is encrypted: set ZEROMEM_KEY or --key-file"
+
+# The exception classes of every loaded driver (see the module docstring).
+ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
+OPERATIONAL: tuple[type[Exception], ...] = (sqlite3.OperationalError,)
+INTEGRITY: tuple[type[Exception], ...] = (sqlite3.IntegrityError,)
 
 
 # ``postgresql://u@/db`` read as a path: Path folds "//" to "/", so the first part is "scheme:".
@@ -47,12 +62,26 @@ def check_location(location: str | Path) -> None:
     raise StoreError(f"{scheme}:// is not a database zeromem can open: give a SQLite file path")
 
 
-def _check_path(path: Path) -> None:
+def register_driver_errors(
+    error: type[Exception], operational: type[Exception], integrity: type[Exception]
+) -> None:
+    """Make ``except db.ERRORS`` (and the others) catch another driver's exceptions too."""
+    global ERRORS, OPERATIONAL, INTEGRITY
+    if error not in ERRORS:
+        ERRORS += (error,)
+        OPERATIONAL += (operational,)
+        INTEGRITY += (integrity,)
+
+
+def store_state(path: Path) -> str:
+    """``new`` (absent or empty), ``plain`` (SQLite) or ``encrypted`` (pages of random-looking
+    bytes: what SQLCipher writes). Anything else given as ``--db`` is refused here, before a
+    driver touches it."""
     check_location(path)
     if path.is_dir():
         raise StoreError(f"{path} is a directory, not a database file")
     if not path.exists():
-        return
+        return "new"
     if not stat.S_ISREG(path.stat().st_mode):  # /dev/null, a FIFO, a socket: not a database
         raise StoreError(f"{path} is not a regular file: give a database file path")
     try:
@@ -62,8 +91,23 @@ def _check_path(path: Path) -> None:
         raise StoreError(f"cannot read {path}: permission denied") from None
     except OSError as exc:
         raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if header and header != SQLITE_HEADER:
-        raise StoreError(f"{path} is not a SQLite database")
+    if not header:
+        return "new"
+    if header == SQLITE_HEADER:
+        return "plain"
+    if looks_encrypted(path, header):
+        return "encrypted"
+    raise StoreError(f"{path} is not a SQLite database")
+
+
+def looks_encrypted(path: Path, header: bytes) -> bool:
+    """Whole pages (SQLCipher's are 1 KiB multiples) starting with a random salt, not zeros or
+    text: most likely an encrypted store rather than some other file given as ``--db``."""
+    size = path.stat().st_size
+    if size < 1024 or size % 1024:
+        return False
+    printable = sum(32 <= byte < 127 or byte in (9, 10, 13) for byte in header)
+    return header.count(0) < len(header) // 2 and printable < len(header)
 
 
 def _create_private(path: Path) -> None:
@@ -81,12 +125,38 @@ def _create_private(path: Path) -> None:
         raise StoreError(f"cannot create database {path}: {exc.strerror or exc}") from None
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    """An autocommit connection (we issue BEGIN ourselves) with WAL, busy timeout and FKs on."""
+def connect(path: Path, key: Key | None = None, *, ask_keyring: bool = True) -> sqlite3.Connection:
+    """An autocommit connection (we issue BEGIN ourselves) with WAL, busy timeout and FKs on.
+
+    ``key`` (``keys.configured()``) opens an encrypted store or creates a new one encrypted;
+    an encrypted store without it takes the OS keyring's key (when ``ask_keyring``). A plain
+    store given a key is refused, never encrypted behind the user's back (``zeromem encrypt``
+    does that, on purpose)."""
     path = path.expanduser()
-    _check_path(path)
-    if not path.exists():
+    state = store_state(path)
+    if state == "plain" and key is not None:
+        raise StoreError(
+            f"{path} is not encrypted, but a key is configured ({key.source}): "
+            "run `zeromem encrypt` to encrypt it, or unset the key"
+        )
+    if state == "encrypted" and key is None and ask_keyring:
+        from zeromem_cli.keys import from_keyring
+
+        key = from_keyring()
+    if state == "encrypted" and key is None:
+        raise StoreError(f"cannot open {path}: {ENCRYPTED_HINT}")
+    if state == "new":
         _create_private(path)
+    if key is not None:
+        from zeromem_cli.storage import cipher
+
+        conn = cipher.open_encrypted(path, key, BUSY_TIMEOUT_SECONDS)
+        try:
+            retry_busy(lambda: _setup(conn))
+        except ERRORS as exc:
+            conn.close()
+            raise map_error(exc, path) from None
+        return conn
     try:
         conn = sqlite3.connect(
             str(path),
@@ -94,12 +164,12 @@ def connect(path: Path) -> sqlite3.Connection:
             isolation_level=None,
             check_same_thread=False,
         )
-    except sqlite3.Error as exc:
+    except ERRORS as exc:
         raise StoreError(f"cannot open database {path}: {exc}") from None
     conn.row_factory = sqlite3.Row
     try:
         retry_busy(lambda: _setup(conn))
-    except sqlite3.Error as exc:
+    except ERRORS as exc:
         conn.close()
         raise map_error(exc, path) from None
     return conn
@@ -133,7 +203,7 @@ def retry_busy(action: Callable[[], T]) -> T:
     while True:
         try:
             return action()
-        except sqlite3.OperationalError as exc:
+        except OPERATIONAL as exc:
             text = str(exc).lower()
             if ("locked" not in text and "busy" not in text) or time.monotonic() > deadline:
                 raise
@@ -141,7 +211,7 @@ def retry_busy(action: Callable[[], T]) -> T:
         delay = min(delay * 2, 0.1)
 
 
-def map_error(exc: sqlite3.Error, path: Path | str) -> StoreError:
+def map_error(exc: Exception, path: Path | str) -> StoreError:
     """Turn an sqlite3 exception into a one-line message the user can act on."""
     text = str(exc)
     lowered = text.lower()
@@ -168,7 +238,7 @@ def mapped_errors(path: Path | str) -> Iterator[None]:
     """Inside the block, an sqlite3 exception becomes the ``StoreError`` of ``map_error``."""
     try:
         yield
-    except sqlite3.Error as exc:
+    except ERRORS as exc:
         raise map_error(exc, path) from None
 
 
@@ -193,12 +263,12 @@ def transaction(conn: sqlite3.Connection, path: Path | str) -> Iterator[sqlite3.
         return
     try:
         conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.Error as exc:
+    except ERRORS as exc:
         raise map_error(exc, path) from None
     try:
         yield conn
         conn.execute("COMMIT")
-    except sqlite3.Error as exc:
+    except ERRORS as exc:
         _rollback(conn, "ROLLBACK")
         raise map_error(exc, path) from None
     except BaseException:
@@ -216,7 +286,7 @@ def _rollback(conn: sqlite3.Connection, *statements: str) -> None:
     try:
         for statement in statements:
             conn.execute(statement)
-    except sqlite3.Error:
+    except ERRORS:
         pass
 
 
@@ -226,7 +296,7 @@ def _savepoint(conn: sqlite3.Connection, path: Path | str) -> Iterator[sqlite3.C
     try:
         yield conn
         conn.execute(f"RELEASE {name}")
-    except sqlite3.Error as exc:
+    except ERRORS as exc:
         _rollback(conn, f"ROLLBACK TO {name}", f"RELEASE {name}")
         raise map_error(exc, path) from None
     except BaseException:

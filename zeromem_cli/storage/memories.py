@@ -16,7 +16,7 @@ from typing import Any
 
 from zeromem_cli.errors import InvalidInputError, NotFoundError
 from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope
-from zeromem_cli.storage import fts
+from zeromem_cli.storage import db, fts
 from zeromem_cli.storage.sql import SCOPE_SQL, filter_clause, scope_params
 from zeromem_cli.storage.uids import uid_from_db
 from zeromem_cli.times import from_iso, to_iso
@@ -371,7 +371,7 @@ def replace_version(
             "updated_at = :updated_at WHERE id = :id",
             merged,
         )
-    except sqlite3.IntegrityError:
+    except db.INTEGRITY:
         raise InvalidInputError(
             f"key {merged['key']!r} is already used by another memory in this scope"
         ) from None
@@ -398,7 +398,7 @@ def undelete(conn: sqlite3.Connection, row: Row, now: datetime) -> None:
             "WHERE id = ?",
             (to_iso(now), row["id"]),
         )
-    except sqlite3.IntegrityError:
+    except db.INTEGRITY:
         raise InvalidInputError(
             f"cannot restore #{row['id']}: another live memory now has key {row['key']!r}"
         ) from None

@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Callable
 
 from zeromem_cli.errors import SchemaError
+from zeromem_cli.storage import db
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -239,7 +240,7 @@ def migrate(conn: sqlite3.Connection, notice: Callable[[str], None] | None = Non
         for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
             try:
                 step(conn)
-            except sqlite3.Error as exc:
+            except db.ERRORS as exc:
                 raise SchemaError(
                     f"schema migration {number} ({step.__name__}) failed: {exc}; "
                     "the database was left unchanged"

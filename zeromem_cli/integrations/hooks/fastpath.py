@@ -3,10 +3,10 @@
 A hook runs on every prompt a person types, so its start-up is its latency: importing Typer and
 Click and building the command costs more than the hook's own work (python -m
 benchmarks.hook_latency). The command line is small and fixed: ``HARNESS EVENT`` and the store
-options ``--db``, ``--user``, ``--agent``, ``--session`` (or ``ZEROMEM_DB``...), exactly those of
-the Typer ``hook`` command (``zeromem_cli/cli/hook.py``, which ``--help`` still reaches; a test
-keeps the two in step). Anything malformed is one stderr line and exit 0, like every other
-hook failure: an exit 2 would make Claude Code reject the user's prompt.
+options ``--db``, ``--user``, ``--agent``, ``--session``, ``--key-file`` (or ``ZEROMEM_DB``...),
+exactly those of the Typer ``hook`` command (``zeromem_cli/cli/hook.py``, which ``--help``
+still reaches; a test keeps the two in step). Anything malformed is one stderr line and exit 0,
+like every other hook failure: an exit 2 would make Claude Code reject the user's prompt.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ STORE_OPTIONS = {
     "--user": "ZEROMEM_USER",
     "--agent": "ZEROMEM_AGENT",
     "--session": "ZEROMEM_SESSION",
+    "--key-file": "ZEROMEM_KEY_FILE",
 }
 HELP = frozenset({"-h", "--help"})
 
@@ -43,7 +44,10 @@ def parse(argv: list[str]) -> tuple[list[str], dict[str, str | None]] | str:
         else:
             positionals.append(arg)
     if len(positionals) != 2:
-        return "usage: zeromem hook HARNESS EVENT [--db PATH] [--user U] [--agent A] [--session S]"
+        return (
+            "usage: zeromem hook HARNESS EVENT [--db PATH] [--user U] [--agent A] [--session S] "
+            "[--key-file PATH]"
+        )
     return positionals, options
 
 
@@ -60,7 +64,13 @@ def main(argv: list[str]) -> int | None:
         say(label, parsed, sys.stderr)
         return 0
     (harness, event), options = parsed
-    where = Where(options["--db"], options["--user"], options["--agent"], options["--session"])
+    where = Where(
+        options["--db"],
+        options["--user"],
+        options["--agent"],
+        options["--session"],
+        options["--key-file"],
+    )
     try:
         return run_hook(harness, event, where)
     except KeyboardInterrupt:  # cancelled before the run could answer it: still no traceback

@@ -27,9 +27,10 @@ OFF_VALUES = frozenset({"off", "0", "false", "no", "disabled"})
 
 
 class Where:
-    """Database and scope of the run (the hook command's --db / --user / --agent / --session)."""
+    """Database and scope of the run (the hook command's --db / --user / --agent / --session,
+    and --key-file for an encrypted store)."""
 
-    __slots__ = ("db", "user", "agent", "session")
+    __slots__ = ("db", "user", "agent", "session", "key_file")
 
     def __init__(
         self,
@@ -37,8 +38,10 @@ class Where:
         user: str | None = None,
         agent: str | None = None,
         session: str | None = None,
+        key_file: str | Path | None = None,
     ) -> None:
         self.db = Path(db).expanduser() if db else None
+        self.key_file = Path(key_file).expanduser() if key_file else None
         self.user = user or None
         self.agent = agent or None
         self.session = session or None
@@ -169,6 +172,7 @@ def _run(
         agent=where.agent,
         session=where.session,
         max_content_bytes=config.get("add.max_content_bytes"),
+        key_file=where.key_file,
     )
     with store:
         if capturing:
