@@ -245,6 +245,69 @@ def test_a_store_written_with_sqlcipher_3_defaults_opens(
     assert _holds(db_path, CANARY) == []
 
 
+def _reads(db: Path, *settings: str) -> bool:
+    """Whether SQLCipher, keyed with KEY and given ``settings`` (PRAGMAs), reads ``db``."""
+    from sqlcipher3 import dbapi2
+
+    conn = dbapi2.connect(str(db))
+    try:
+        conn.execute("PRAGMA cipher_log_level = NONE")
+        conn.execute(f"PRAGMA key = '{KEY}'")
+        for setting in settings:
+            conn.execute(f"PRAGMA {setting}")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return True
+    except dbapi2.DatabaseError:
+        return False
+    finally:
+        conn.close()
+
+
+def test_new_encrypted_and_rekeyed_stores_use_hmac_sha256_pages(
+    cli: Run, db_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README names these settings for opening a store with the sqlcipher shell."""
+    sha256 = "cipher_hmac_algorithm = HMAC_SHA256"
+    monkeypatch.setenv("ZEROMEM_KEY", KEY)
+    assert cli("add", CANARY).exit_code == 0  # created encrypted
+    assert _reads(db_path, sha256) and not _reads(db_path)
+    assert cli("decrypt").exit_code == 0
+    assert cli("encrypt").exit_code == 0  # sqlcipher_export into a copy
+    assert _reads(db_path, sha256) and not _reads(db_path)
+    new_key = tmp_path / "new.key"
+    new_key.write_text(KEY + " 2\n", encoding="utf-8")
+    new_key.chmod(0o600)
+    assert cli("rekey", "--new-key-file", str(new_key)).exit_code == 0
+    assert not _reads(db_path, sha256)  # under the new key now
+    monkeypatch.setenv("ZEROMEM_KEY", KEY + " 2")
+    assert [m["content"] for m in as_json(cli("search", CANARY, "--json"))] == [CANARY]
+
+
+def test_a_store_written_with_sqlcipher_4_defaults_opens(
+    cli: Run, db_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sqlcipher3 import dbapi2
+
+    plain = tmp_path / "plain.db"
+    with MemoryStore(plain) as store:
+        store.add(f"default settings {CANARY}")
+    conn = dbapi2.connect(str(plain), isolation_level=None)
+    conn.execute(f"ATTACH DATABASE ? AS other KEY '{KEY}'", (str(db_path),))
+    conn.execute("SELECT sqlcipher_export('other')")
+    version = conn.execute("PRAGMA main.user_version").fetchone()[0]
+    conn.execute(f"PRAGMA other.user_version = {version}")
+    conn.execute("DETACH DATABASE other")
+    conn.close()
+    assert _reads(db_path) and not _reads(db_path, "cipher_hmac_algorithm = HMAC_SHA256")
+    monkeypatch.setenv("ZEROMEM_KEY", KEY)
+    assert [m["content"] for m in as_json(cli("search", CANARY, "--json"))] == [
+        f"default settings {CANARY}"
+    ]
+    assert cli("add", "a new memory beside it").exit_code == 0
+    assert len(as_json(cli("list", "--json"))) == 2
+    assert _reads(db_path)  # written on in the settings it has, not half converted
+
+
 def test_an_old_schema_upgrades_inside_an_encrypted_store(
     db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,8 +1,12 @@
 """The SQLCipher driver (the optional ``zeromem[encryption]`` extra): loaded only for an
 encrypted store, never on a plain one.
 
-A store written by an older SQLCipher (3.x defaults: SHA1, 64k KDF iterations, 1 KiB pages)
-is opened too: the current defaults are tried first, then each older compatibility level.
+zeromem's own stores use SQLCipher 4's settings but for the page HMAC, HMAC-SHA256 instead of
+HMAC-SHA512: the same integrity check, at about half the CPU per page read on processors with
+SHA instructions (every page a cold command reads is verified; ``python -m benchmarks.encryption``).
+A store with SQLCipher's own defaults (4.x, or an older version's: 3.x's SHA1, 64k KDF
+iterations, 1 KiB pages) is opened too: zeromem's settings are tried first, then each
+compatibility level, newest first.
 A wrong key and a file that is not a store look alike to SQLCipher; both get one line that
 names neither the key nor its text.
 """
@@ -24,8 +28,11 @@ if TYPE_CHECKING:
 # decrypted pages instead: allocated only as pages are read (``python -m benchmarks.encryption``).
 CACHE_KIB = 65536
 INSTALL_HINT = "encryption needs the SQLCipher driver: pip install 'zeromem[encryption]'"
-# SQLCipher major versions whose defaults an existing file may use, newest first.
-COMPATIBILITY = (4, 3, 2, 1)
+HMAC_ALGORITHM = "HMAC_SHA256"
+# The settings an existing file may use: zeromem's (0), then SQLCipher major versions' defaults,
+# newest first. A new store gets zeromem's.
+OWN_SETTINGS = 0
+COMPATIBILITY = (OWN_SETTINGS, 4, 3, 2, 1)
 
 
 def driver() -> ModuleType:
@@ -73,10 +80,18 @@ def _first_read(conn: Any) -> None:
     conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
 
 
-def apply_key(conn: Any, key: Key, level: int = COMPATIBILITY[0]) -> None:
-    """``PRAGMA key`` (must be the first statement on the connection) and the compatibility
-    level of the SQLCipher version that wrote the file."""
+def apply_key(conn: Any, key: Key, level: int = OWN_SETTINGS) -> None:
+    """``PRAGMA key`` (must be the first statement on the connection) and the settings of
+    whoever wrote the file: zeromem's, or a SQLCipher major version's defaults."""
     conn.execute("PRAGMA cipher_log_level = NONE")  # its own stderr lines: we say it in one
     conn.execute(f"PRAGMA key = {key.pragma_literal()}")
-    if level != COMPATIBILITY[0]:
+    if level == OWN_SETTINGS:
+        own_settings(conn, "main")
+    else:
         conn.execute(f"PRAGMA cipher_compatibility = {int(level)}")
+
+
+def own_settings(conn: Any, schema: str) -> None:
+    """zeromem's SQLCipher settings on the keyed database ``schema`` (``main``, or a copy
+    being written through ATTACH), before its first page is read or written."""
+    conn.execute(f"PRAGMA {schema}.cipher_hmac_algorithm = {HMAC_ALGORITHM}")

@@ -59,6 +59,8 @@ def convert(path: Path, old: Key | None, new: Key | None) -> Converted:
             os.close(fd)
             literal = new.pragma_literal() if new is not None else "''"  # '': plain
             source.execute(f"ATTACH DATABASE ? AS converted KEY {literal}", (str(copy),))
+            if new is not None:
+                cipher.own_settings(source, "converted")
             source.execute("SELECT sqlcipher_export('converted')")
             version = int(source.execute("PRAGMA main.user_version").fetchone()[0])
             source.execute(f"PRAGMA converted.user_version = {version}")
