@@ -46,6 +46,7 @@ def convert(path: Path, old: Key | None, new: Key | None) -> Converted:
     """Rewrite the store at ``path`` from key ``old`` (None: plain) to ``new`` (None: plain)."""
     path = path.expanduser()
     copy = path.with_name(path.name + SUFFIX)
+    journal = copy.with_name(copy.name + "-journal")
     _refuse_if_in_use(path)
     source = _open(path, old, IN_USE_WAIT_SECONDS)
     old_file = os.open(path, os.O_RDWR)
@@ -54,7 +55,7 @@ def convert(path: Path, old: Key | None, new: Key | None) -> Converted:
             _take_alone(source, path)
             _stop_point("locked")
             _remove(copy)
-            _remove(copy.with_name(copy.name + "-journal"))
+            _remove(journal)
             fd = os.open(copy, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
             os.close(fd)
             literal = new.pragma_literal() if new is not None else "''"  # '': plain
@@ -80,6 +81,10 @@ def convert(path: Path, old: Key | None, new: Key | None) -> Converted:
         _fsync(path.parent)
         _stop_point("swapped")
         os.pwrite(old_file, bytes(4096), 0)
+    except BaseException:
+        for unfinished in (copy, journal):  # a failed copy holds no disk space (a full disk)
+            _remove(unfinished)
+        raise
     finally:
         os.close(old_file)
         source.close()
