@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sqlite3
 import stat
 import subprocess
@@ -145,12 +146,42 @@ def test_a_missing_unreadable_or_odd_key_file_is_one_line(
     assert not db_path.exists()
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a mode-000 file anyway")
-def test_a_key_file_without_read_permission_is_one_line(
-    cli: Run, db_path: Path, tmp_path: Path
-) -> None:
+def test_a_key_file_without_read_permission_is_one_line(db_path: Path, tmp_path: Path) -> None:
+    """A real process that cannot read the key file. Root reads a mode-000 file anyway, so as
+    root the process runs without the capabilities that let it (setpriv's bounding set)."""
     key_file = _key_file(tmp_path, mode=0o000)
-    _one_line_error(cli("search", CANARY, "--key-file", str(key_file)), "permission denied")
+    command = [sys.executable, "-m", "zeromem_cli", "search", CANARY]
+    command += ["--db", str(db_path), "--key-file", str(key_file)]
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        assert setpriv is not None, "util-linux's setpriv drops root's file-reading override"
+        command = [setpriv, "--bounding-set=-dac_override,-dac_read_search", *command]
+    env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.count("\n") == 1 and "permission denied" in done.stderr
+    assert "Traceback" not in done.stderr and not db_path.exists()
+
+
+@pytest.mark.parametrize(
+    ("location", "says"),
+    [
+        ("/dev/null", "not a regular file"),
+        ("postgresql://user@/db", "PostgreSQL databases are not supported"),
+        ("file:///tmp/x.db", "file:// is not a database"),
+    ],
+)
+def test_a_location_that_is_not_a_file_is_refused_with_a_key_too(
+    cli: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, location: str, says: str
+) -> None:
+    """The checks of a plain store's --db run before SQLCipher sees the path."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ZEROMEM_KEY", KEY)
+    before = set(os.listdir("/dev"))
+    for command in (["add", "hello"], ["list"], ["encrypt"], ["decrypt"]):
+        _one_line_error(cli(*command, "--db", location, db=False), says)
+    assert list(tmp_path.iterdir()) == []
+    assert set(os.listdir("/dev")) == before
 
 
 def test_every_command_works_on_an_encrypted_store(
