@@ -6,7 +6,9 @@ HMAC-SHA512: the same integrity check, at about half the CPU per page read on pr
 SHA instructions (every page a cold command reads is verified; ``python -m benchmarks.encryption``).
 A store with SQLCipher's own defaults (4.x, or an older version's: 3.x's SHA1, 64k KDF
 iterations, 1 KiB pages) is opened too: zeromem's settings are tried first, then each
-compatibility level, newest first.
+compatibility level, newest first (so such a store, opened with a passphrase, runs PBKDF2
+twice; ``zeromem rekey`` rewrites it in zeromem's settings).
+
 A wrong key and a file that is not a store look alike to SQLCipher; both get one line that
 names neither the key nor its text.
 """
