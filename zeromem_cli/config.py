@@ -164,7 +164,15 @@ _SETTINGS = [
         "pack.inherit",
         bool,
         False,
-        "Pack also from the enclosing scopes (a session's user and agent memories).",
+        "Pack also from the enclosing scopes (the user's memories outside the project, the "
+        "unscoped ones).",
+    ),
+    Setting(
+        "scope.isolate_sessions",
+        bool,
+        False,
+        "Read only the exact --agent/--session a memory was written in, not every session of "
+        "the user and project.",
     ),
     Setting(
         "pack.pinned_share",

@@ -30,6 +30,7 @@ MEMORY_FIELDS = (
     "user",
     "agent",
     "session",
+    "project",
     "importance",
     "pinned",
     "meta",
@@ -60,25 +61,63 @@ HISTORY_FIELDS = (
 
 
 class Scope(FrozenRecord):
-    """Whose memory this is. Scopes are exact: a memory is visible only from its own scope."""
+    """Whose memory this is, and how widely a store reads.
 
-    __slots__ = ("user", "agent", "session")
+    ``user`` and ``project`` own a memory: they are the isolation boundary, never crossed by a
+    read. ``agent`` and ``session`` are where a memory came from (its origin) within its owner:
+    by default a store reads every agent's and session's memories of its user and project, so a
+    new session recalls the earlier ones. ``isolate`` makes every field exact (a store then
+    reads only memories written with exactly its user, agent, session and project).
+    """
+
+    __slots__ = ("user", "agent", "session", "project", "isolate")
     user: str | None
     agent: str | None
     session: str | None
+    project: str | None
+    isolate: bool
 
     def __init__(
-        self, user: str | None = None, agent: str | None = None, session: str | None = None
+        self,
+        user: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
+        project: str | None = None,
+        *,
+        isolate: bool = False,
     ) -> None:
         # An empty string (e.g. ZEROMEM_USER="") means "not set", like None.
         set_field = object.__setattr__
         set_field(self, "user", None if user == "" else user)
         set_field(self, "agent", None if agent == "" else agent)
         set_field(self, "session", None if session == "" else session)
+        set_field(self, "project", None if project == "" else project)
+        set_field(self, "isolate", bool(isolate))
 
-    def as_columns(self) -> tuple[str, str, str]:
-        """Stored form: '' for unset, so scope filters are plain equality on an index."""
-        return (self.user or "", self.agent or "", self.session or "")
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return (_scope, self._values())
+
+    def as_columns(self) -> tuple[str, str, str, str]:
+        """Stored form (user, agent, session, project): '' for unset, so scope filters are
+        plain equality on an index."""
+        return (self.user or "", self.agent or "", self.session or "", self.project or "")
+
+    def reads(self, other: Scope) -> bool:
+        """Whether this scope's reads include memories written in ``other`` (exactly)."""
+        if (self.user, self.project) != (other.user, other.project):
+            return False
+        return not self.isolate or (self.agent, self.session) == (other.agent, other.session)
+
+    def origin(self) -> Scope:
+        """This exact scope, isolated: the memories of one origin (one session's turns)."""
+        return Scope(self.user, self.agent, self.session, self.project, isolate=True)
+
+
+def _scope(
+    user: str | None, agent: str | None, session: str | None, project: str | None, isolate: bool
+) -> Scope:
+    """Unpickle a Scope (its ``isolate`` is keyword-only)."""
+    return Scope(user, agent, session, project, isolate=isolate)
 
 
 class Memory(Record):
@@ -94,6 +133,7 @@ class Memory(Record):
     user: str | None
     agent: str | None
     session: str | None
+    project: str | None
     importance: int
     pinned: bool
     meta: dict[str, Any]
@@ -117,6 +157,7 @@ class Memory(Record):
         user: str | None = None,
         agent: str | None = None,
         session: str | None = None,
+        project: str | None = None,
         importance: int = 5,
         pinned: bool = False,
         meta: dict[str, Any] = _FRESH,
@@ -138,6 +179,7 @@ class Memory(Record):
         self.user = user
         self.agent = agent
         self.session = session
+        self.project = project
         self.importance = importance
         self.pinned = pinned
         self.meta = {} if meta is _FRESH else meta
@@ -152,7 +194,8 @@ class Memory(Record):
 
     @property
     def scope(self) -> Scope:
-        return Scope(self.user, self.agent, self.session)
+        """The memory's owner and origin, exact (``Scope.origin``)."""
+        return Scope(self.user, self.agent, self.session, self.project, isolate=True)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON record; ``score`` only when the memory came from a search."""

@@ -235,7 +235,7 @@ def insert(
 ) -> WriteResult:
     """A new memory of ``scope`` created (and last updated) at ``created_at``: ``added``, with
     the near-duplicates found listed."""
-    user, agent, session = scope.as_columns()
+    user, agent, session, project = scope.as_columns()
     memory_id = memories.insert(
         conn,
         {
@@ -244,6 +244,7 @@ def insert(
             "user": user,
             "agent": agent,
             "session": session,
+            "project": project,
             "created_at": created_at,
             "updated_at": created_at,
         },

@@ -25,7 +25,14 @@ from typer._click.shell_completion import (
 from typer.models import TyperPath
 
 from zeromem_cli.cli import app
-from zeromem_cli.cli.options import AgentOption, DbOption, SessionOption, UserOption
+from zeromem_cli.cli.options import (
+    AgentOption,
+    DbOption,
+    IsolateOption,
+    ProjectOption,
+    SessionOption,
+    UserOption,
+)
 
 PROG_NAME = "zeromem"
 COMPLETE_VAR = "_ZEROMEM_COMPLETE"
@@ -203,6 +210,8 @@ def completions(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Print the shell completion script (see README for where to install it)."""
     print(completion_script(shell.value), end="")

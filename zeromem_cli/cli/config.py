@@ -13,7 +13,9 @@ from zeromem_cli.cli import app, render, render_info
 from zeromem_cli.cli.options import (
     AgentOption,
     DbOption,
+    IsolateOption,
     JsonOption,
+    ProjectOption,
     SessionOption,
     UserOption,
     settings,
@@ -51,6 +53,8 @@ def list_settings(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Every setting with its value and where it comes from (env, file, default)."""
     config = settings()
@@ -76,6 +80,8 @@ def get_setting(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Print the value in effect for KEY."""
     render_info.single_value(settings().get(key), as_json)
@@ -89,6 +95,8 @@ def set_setting(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Validate VALUE and store it in the config file."""
     config = settings()
@@ -106,6 +114,8 @@ def unset_setting(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Remove KEY from the config file (back to its default)."""
     config = settings()
@@ -122,6 +132,8 @@ def config_path(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Print the path of the config file (it may not exist yet)."""
     from zeromem_cli.paths import config_path as path_of_config

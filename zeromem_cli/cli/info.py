@@ -8,7 +8,9 @@ from zeromem_cli.cli import app, render_info
 from zeromem_cli.cli.options import (
     AgentOption,
     DbOption,
+    IsolateOption,
     JsonOption,
+    ProjectOption,
     SessionOption,
     UserOption,
     open_store,
@@ -22,6 +24,8 @@ def path(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Print the database and config file paths (without opening the database)."""
     from zeromem_cli.paths import config_path, default_db_path
@@ -40,13 +44,15 @@ def stats(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Memories live / expired / in trash, by category and scope, size, tokens pack saves."""
     from zeromem_cli.errors import InvalidInputError
     from zeromem_cli.stats import collect
 
-    if all_scopes and (user or agent or session):
+    if all_scopes and (user or agent or session or project):
         raise InvalidInputError("give --all-scopes or --user/--agent/--session, not both")
-    with open_store(db, user, agent, session) as store:
+    with open_store(db, user, agent, session, project, isolate) as store:
         data = collect(store, all_scopes=all_scopes).to_dict()
     render_info.stats(data, as_json)

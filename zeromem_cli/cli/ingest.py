@@ -15,7 +15,9 @@ from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
     AgentOption,
     DbOption,
+    IsolateOption,
     JsonOption,
+    ProjectOption,
     SessionOption,
     UserOption,
     open_store,
@@ -96,6 +98,8 @@ def ingest(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Extract memories from a conversation or tool output by rules (zero tokens).
 
@@ -158,7 +162,7 @@ def ingest(
         mined=mined,
         empty=empty,
     )
-    with open_store(db, user, agent, session) as store:
+    with open_store(db, user, agent, session, project, isolate) as store:
         report.items = apply_candidates(
             store, candidates, dry_run=dry_run, tags=tag, category=category, ttl=ttl
         )

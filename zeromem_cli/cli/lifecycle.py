@@ -14,7 +14,9 @@ from zeromem_cli.cli.options import (
     CategoryOption,
     DbOption,
     FormatOption,
+    IsolateOption,
     JsonOption,
+    ProjectOption,
     SessionOption,
     TagOption,
     UserOption,
@@ -77,6 +79,8 @@ def forget(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Forget memories: soft delete (`restore` undoes it), or --purge to delete for good.
 
@@ -87,7 +91,7 @@ def forget(
 
     if trash and not purge:
         raise InvalidInputError("--trash selects forgotten memories: use it with --purge")
-    with open_store(db, user, agent, session) as store:
+    with open_store(db, user, agent, session, project, isolate) as store:
         selection = lifecycle.Selection(
             ids=memory_ids or (),
             key=key,
@@ -145,13 +149,15 @@ def show_trash(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """List soft-deleted memories (forgotten, expired, archived); `restore ID` brings one back."""
     from zeromem_cli import lifecycle
 
     if reason is not None and reason not in ("forgotten", "expired", "archived"):
         raise InvalidInputError(f"--reason is forgotten, expired or archived, not {reason!r}")
-    with open_store(db, user, agent, session) as store:
+    with open_store(db, user, agent, session, project, isolate) as store:
         items = lifecycle.trash(store, reason=reason, limit=limit)
     render.trash(items, render.resolve_format(fmt, as_json))
 
@@ -172,6 +178,8 @@ def gc(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Move expired memories to the trash, purge old trash, archive stale memories (if enabled
     in config), optimize the index. Covers every scope unless a scope option is given."""
@@ -185,7 +193,7 @@ def gc(
         archive_max_importance=config.get("gc.archive_max_importance"),
     )
     all_scopes = user is None and agent is None and session is None
-    with open_store(db, user, agent, session) as store:
+    with open_store(db, user, agent, session, project, isolate) as store:
         report = lifecycle.collect_garbage(
             store, policy, all_scopes=all_scopes, vacuum=vacuum, dry_run=dry_run
         )

@@ -13,8 +13,10 @@ from zeromem_cli.cli.options import (
     DbOption,
     FormatOption,
     IncludeExpiredOption,
+    IsolateOption,
     JsonOption,
     KeyOption,
+    ProjectOption,
     SessionOption,
     TagOption,
     UserOption,
@@ -73,11 +75,13 @@ def add(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Add a memory and print its id (or the whole record with --json)."""
     content = read_text_argument(text)
     config = settings()
-    with open_store(db, user, agent, session) as store:
+    with open_store(db, user, agent, session, project, isolate) as store:
         result = store.write(
             content,
             category=category,
@@ -121,9 +125,11 @@ def show(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Show one memory."""
-    with open_store(db, user, agent, session) as store:
+    with open_store(db, user, agent, session, project, isolate) as store:
         memory = store.get(memory_id, include_expired=include_expired)
     render.memory(memory, render.resolve_format(fmt, as_json))
 
@@ -141,10 +147,12 @@ def list_memories(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """List memories, newest first."""
     filters = Filters(category=category, tags=tag or (), key=key, include_expired=include_expired)
-    with open_store(db, user, agent, session) as store:
+    with open_store(db, user, agent, session, project, isolate) as store:
         items = store.list(limit=limit, filters=filters)
     render.memories(items, render.resolve_format(fmt, as_json))
 
@@ -183,6 +191,8 @@ def update(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Change a memory; the previous version is kept (see `history`)."""
     if ttl is not None and no_ttl:
@@ -216,7 +226,7 @@ def update(
         changes["expires_at"] = None
     if not changes:
         raise InvalidInputError("nothing to update: give new text or an option to change")
-    with open_store(db, user, agent, session) as store:
+    with open_store(db, user, agent, session, project, isolate) as store:
         memory = store.update(memory_id, allow_secret=allow_secret, **changes)
     if as_json:
         render.memory(memory, render.OutputFormat.json)
@@ -233,9 +243,11 @@ def history(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Every version of a memory, oldest first, with the time each was valid."""
-    with open_store(db, user, agent, session) as store:
+    with open_store(db, user, agent, session, project, isolate) as store:
         entries = store.history(memory_id)
     render.history(entries, render.resolve_format(fmt, as_json))
 
@@ -247,9 +259,11 @@ def restore(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Bring back a forgotten memory."""
-    with open_store(db, user, agent, session) as store:
+    with open_store(db, user, agent, session, project, isolate) as store:
         memory = store.restore(memory_id)
     render.message(f"restored #{memory.id}")
     print(memory.id)

@@ -1,10 +1,11 @@
 """Options every command shares (database and scope) and small input helpers.
 
-The store options (``--db``, ``--user``, ``--agent``, ``--session``) are declared once: a
-command that opens the store takes one ``where: StoreOptions`` parameter and is decorated
-with ``@store_options``, which appends the four options to its signature (pipx's shared
-``parents=`` parser, for Typer) so they work after the subcommand name:
-``zeromem search foo --user alice``. Other shared options are ``Annotated`` aliases.
+The store options (``--db``, ``--user``, ``--agent``, ``--session``, ``--project``,
+``--isolate``) are declared once: a command that opens the store takes one ``where:
+StoreOptions`` parameter and is decorated with ``@store_options``, which appends the options
+to its signature (pipx's shared ``parents=`` parser, for Typer) so they work after the
+subcommand name: ``zeromem search foo --user alice``. Other shared options are
+``Annotated`` aliases.
 """
 
 import inspect
@@ -51,6 +52,25 @@ SessionOption = Annotated[
         "--session", envvar="ZEROMEM_SESSION", help="Session scope.", rich_help_panel=SCOPE_PANEL
     ),
 ]
+ProjectOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--project",
+        envvar="ZEROMEM_PROJECT",
+        help="Project scope: NAME, or 'auto' (the git repository of the current directory).",
+        rich_help_panel=SCOPE_PANEL,
+    ),
+]
+IsolateOption = Annotated[
+    Optional[bool],
+    typer.Option(
+        "--isolate/--no-isolate",
+        help="Read only this exact agent and session, not every session of the user "
+        "[default: scope.isolate_sessions, false].",
+        show_default=False,
+        rich_help_panel=SCOPE_PANEL,
+    ),
+]
 FormatOption = Annotated[
     Optional[OutputFormat],
     typer.Option(
@@ -75,24 +95,31 @@ def settings() -> Config:
 
 class StoreOptions(NamedTuple):
     """Which store and scope a command works on: ``--db``, ``--user``, ``--agent``,
-    ``--session`` (or their environment variables)."""
+    ``--session``, ``--project`` (or their environment variables) and ``--isolate``."""
 
     db: Path | None = None
     user: str | None = None
     agent: str | None = None
     session: str | None = None
+    project: str | None = None
+    isolate: bool | None = None
 
     def open(self) -> "MemoryStore":
         """Open the store for this invocation (the core is imported here, not at start-up,
         to keep --help fast)."""
+        from zeromem_cli.projects import resolve_project
         from zeromem_cli.store import MemoryStore
 
+        config = settings()
+        isolate = self.isolate
         return MemoryStore(
             self.db,
             user=self.user,
             agent=self.agent,
             session=self.session,
-            max_content_bytes=settings().get("add.max_content_bytes"),
+            project=resolve_project(self.project),
+            isolate=config.get("scope.isolate_sessions") if isolate is None else isolate,
+            max_content_bytes=config.get("add.max_content_bytes"),
             notice=_notice,
         )
 
@@ -103,6 +130,8 @@ _STORE_PARAMETERS = (
     ("user", "UserOption"),
     ("agent", "AgentOption"),
     ("session", "SessionOption"),
+    ("project", "ProjectOption"),
+    ("isolate", "IsolateOption"),
 )
 
 Command = TypeVar("Command", bound=Callable[..., Any])
@@ -110,7 +139,8 @@ Command = TypeVar("Command", bound=Callable[..., Any])
 
 def store_options(command: Command) -> Command:
     """Give ``command`` the store options: its ``where: StoreOptions`` parameter is replaced
-    by ``--db``, ``--user``, ``--agent`` and ``--session``, gathered back into one
+    by ``--db``, ``--user``, ``--agent``, ``--session``, ``--project`` and ``--isolate``,
+    gathered back into one
     ``StoreOptions`` when it runs.
 
     Built without ``functools.wraps``: Typer would follow ``__wrapped__`` to the original
@@ -144,9 +174,16 @@ def store_options(command: Command) -> Command:
     return run  # type: ignore[return-value]
 
 
-def open_store(db: Path | None, user: str | None, agent: str | None, session: str | None) -> Any:
+def open_store(
+    db: Path | None,
+    user: str | None,
+    agent: str | None,
+    session: str | None,
+    project: str | None = None,
+    isolate: bool | None = None,
+) -> Any:
     """Open the store for this invocation (kept for the commands not yet on ``StoreOptions``)."""
-    return StoreOptions(db, user, agent, session).open()
+    return StoreOptions(db, user, agent, session, project, isolate).open()
 
 
 def _notice(text: str) -> None:

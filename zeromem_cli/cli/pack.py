@@ -14,6 +14,8 @@ from zeromem_cli.cli.options import (
     AgentOption,
     CategoryOption,
     DbOption,
+    IsolateOption,
+    ProjectOption,
     SessionOption,
     SinceOption,
     TagOption,
@@ -123,6 +125,8 @@ def pack(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Print the most relevant memories that fit a token budget, ready to pipe into an LLM."""
     from zeromem_cli.models import Filters
@@ -139,7 +143,7 @@ def pack(
         since=parse_since(since, now) if since else None,
         until=parse_since(until, now) if until else None,
     )
-    with open_store(db, user, agent, session) as store:
+    with open_store(db, user, agent, session, project, isolate) as store:
         result = store.pack(
             text,
             budget=budget if budget is not None else config.get("pack.budget"),

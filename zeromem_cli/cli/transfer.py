@@ -18,6 +18,8 @@ from zeromem_cli.cli.options import (
     CategoryOption,
     DbOption,
     IncludeExpiredOption,
+    IsolateOption,
+    ProjectOption,
     SessionOption,
     SinceOption,
     TagOption,
@@ -91,12 +93,14 @@ def export(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Export memories (jsonl by default: every field, one JSON object a line)."""
     from zeromem_cli.oplog import record_operation
     from zeromem_cli.transfer.export import export_records, write_atomically, write_export
 
-    _check_scope_options(all_scopes, user, agent, session)
+    _check_scope_options(all_scopes, user, agent, session, project)
     now = utcnow()
     filters = Filters(
         category=category,
@@ -106,7 +110,7 @@ def export(
         include_expired=include_expired,
         include_deleted=include_deleted,
     )
-    with open_store(db, user, agent, session) as store:
+    with open_store(db, user, agent, session, project, isolate) as store:
         records = export_records(store, filters, all_scopes=all_scopes, with_history=with_history)
         if output is None:
             write_export(records, fmt.value, sys.stdout)
@@ -116,11 +120,9 @@ def export(
         record_operation(store, "export", len(records))
 
 
-def _check_scope_options(
-    all_scopes: bool, user: str | None, agent: str | None, session: str | None
-) -> None:
-    if all_scopes and (user or agent or session):
-        raise InvalidInputError("give --all-scopes or --user/--agent/--session, not both")
+def _check_scope_options(all_scopes: bool, *scope: str | None) -> None:
+    if all_scopes and any(scope):
+        raise InvalidInputError("give --all-scopes or --user/--agent/--session/--project, not both")
 
 
 def _read_input(source: Path) -> tuple[str | None, str]:
@@ -216,6 +218,8 @@ def import_(
     user: UserOption = None,
     agent: AgentOption = None,
     session: SessionOption = None,
+    project: ProjectOption = None,
+    isolate: IsolateOption = None,
 ) -> None:
     """Import memories from jsonl, json, csv, a Mem0 get_all dump, CLAUDE.md / AGENTS.md /
     GEMINI.md or an MCP memory.jsonl (idempotent by uid)."""
@@ -224,14 +228,17 @@ def import_(
     from zeromem_cli.transfer.imports import InvalidRecordsError, import_records
     from zeromem_cli.transfer.read import detect_format, parse
 
-    _check_scope_options(all_scopes, user, agent, session)
+    _check_scope_options(all_scopes, user, agent, session, project)
     name, text = _read_input(source)
     chosen = fmt.value if fmt is not None else memory_files.detect(name, text)
     chosen = chosen or detect_format(name, text)
     plan = None
     if chosen in memory_files.MEMORY_FILE_FORMATS:
         plan = memory_files.read(chosen, None if str(source) == "-" else source, text)
-    with open_store(db, user, agent, session) as store, _progress_bar("importing") as progress:
+    with (
+        open_store(db, user, agent, session, project, isolate) as store,
+        _progress_bar("importing") as progress,
+    ):
         try:
             report = import_records(
                 store,

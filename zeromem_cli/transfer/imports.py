@@ -85,8 +85,8 @@ class InvalidRecordsError(InvalidInputError):
 class _Existing:
     id: int
     uid: str
-    scope: tuple[str, str, str]
-    key: tuple[str, str, str, str] | None  # its live key, if any
+    scope: tuple[str, ...]  # user, agent, session, project
+    key: tuple[str, ...] | None  # its live key, if any
     pending: ImportRecord | None = None  # set when the memory comes from this import
 
 
@@ -96,11 +96,11 @@ class _Plan:
     def __init__(self, store: MemoryStore, on_conflict: str) -> None:
         self.on_conflict = on_conflict
         self.by_uid: dict[str, _Existing] = {}
-        self.live_keys: dict[tuple[str, str, str, str], str] = {}  # -> uid
+        self.live_keys: dict[tuple[str, ...], str] = {}  # -> uid
         self.used_ids: set[int] = set()
         for row in bulk.existing(store.connection):
-            scope = (row[2], row[3], row[4])
-            key = (*scope, row[5]) if row[5] is not None and row[6] is None else None
+            scope = (row[2], row[3], row[4], row[5])
+            key = (*scope, row[6]) if row[6] is not None and row[7] is None else None
             uid = uid_from_db(row[1])
             self.by_uid[uid] = _Existing(row[0], uid, scope, key)
             self.used_ids.add(row[0])
@@ -111,7 +111,7 @@ class _Plan:
         self.updates: list[tuple[int, ImportRecord]] = []
 
     @staticmethod
-    def _key_of(record: ImportRecord) -> tuple[str, str, str, str] | None:
+    def _key_of(record: ImportRecord) -> tuple[str, ...] | None:
         if record.values["key"] is None or record.values["deleted_at"] is not None:
             return None
         return (*record.scope_columns, record.values["key"])
@@ -138,7 +138,7 @@ class _Plan:
             self._update(target, record, key)
             report.updated += 1
 
-    def _insert(self, record: ImportRecord, key: tuple[str, str, str, str] | None) -> None:
+    def _insert(self, record: ImportRecord, key: tuple[str, ...] | None) -> None:
         wanted = record.requested_id
         if wanted is not None and wanted not in self.used_ids:
             record.values["id"] = wanted
@@ -153,9 +153,7 @@ class _Plan:
         if key is not None:
             self.live_keys[key] = uid
 
-    def _update(
-        self, target: _Existing, record: ImportRecord, key: tuple[str, str, str, str] | None
-    ) -> None:
+    def _update(self, target: _Existing, record: ImportRecord, key: tuple[str, ...] | None) -> None:
         if target.scope != record.scope_columns:
             raise RecordError(
                 record.where, "uid", "belongs to a memory of another scope; it cannot be updated"

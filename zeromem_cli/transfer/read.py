@@ -28,7 +28,9 @@ from zeromem_cli.times import from_iso, to_iso
 
 IMPORT_FORMATS = ("jsonl", "json", "csv")
 TIME_FIELDS = ("created_at", "updated_at", "expires_at", "last_accessed_at", "deleted_at")
-SCOPE_FIELDS = ("user", "agent", "session")
+SCOPE_FIELDS = ("user", "agent", "session", "project")
+# Where a record came from within its owner (user, project): a scoped import keeps them.
+ORIGIN_FIELDS = frozenset({"agent", "session"})
 # Accepted and ignored: search results carry a score; history is handled separately.
 IGNORED_FIELDS = frozenset({"score"})
 KNOWN_FIELDS = frozenset(MEMORY_FIELDS) | IGNORED_FIELDS | {"history"}
@@ -84,8 +86,9 @@ class ImportRecord:
         return str(self.values["uid"])
 
     @property
-    def scope_columns(self) -> tuple[str, str, str]:
-        return (self.values["user"], self.values["agent"], self.values["session"])
+    def scope_columns(self) -> tuple[str, str, str, str]:
+        values = self.values
+        return (values["user"], values["agent"], values["session"], values["project"])
 
 
 def derived_uid(basis: str) -> str:
@@ -495,7 +498,7 @@ def validate_record(
             values["uid"] = uid if _CANONICAL_UUID.match(uid) else str(uuid.UUID(uid))
         except ValueError:
             raise RecordError(where, "uid", f"not a UUID: {uid!r}") from None
-    columns = ["", "", ""]
+    columns = ["", "", "", ""]
     for number, name in enumerate(SCOPE_FIELDS):
         value = get(name)
         given = None if value is None else _text(where, name, value)
@@ -503,6 +506,9 @@ def validate_record(
             columns[number] = given or ""
             continue
         wanted = getattr(scope, name)
+        if given is not None and given != wanted and name in ORIGIN_FIELDS and not scope.isolate:
+            columns[number] = given  # another session of the same owner: its origin is kept
+            continue
         if given is not None and given != wanted:
             raise RecordError(
                 where,
@@ -511,7 +517,7 @@ def validate_record(
                 "pass the matching scope option, or --all-scopes to keep each record's scope",
             )
         columns[number] = wanted or ""
-    values["user"], values["agent"], values["session"] = columns
+    values["user"], values["agent"], values["session"], values["project"] = columns
     value = get("category")
     values["category"] = "general" if value is None else _text(where, "category", value)
     value = get("tags")
