@@ -107,9 +107,10 @@ def test_enclosing_scopes_are_the_owners_around_the_scope() -> None:
     from zeromem_cli.pack.select import enclosing_scopes
 
     # A store already reads every agent and session of its user and project: around it are
-    # the user's memories outside any project, then the unscoped ones.
-    assert enclosing_scopes(Scope("alice", "bot", "s1", "app")) == [Scope("alice"), Scope()]
-    assert enclosing_scopes(Scope("alice", "bot", "s1")) == [Scope()]
+    # only the user's memories outside any project (never the unscoped: another owner).
+    assert enclosing_scopes(Scope("alice", "bot", "s1", "app")) == [Scope("alice")]
+    assert enclosing_scopes(Scope(None, "bot", "s1", "app")) == [Scope()]
+    assert enclosing_scopes(Scope("alice", "bot", "s1")) == []
     assert enclosing_scopes(Scope()) == []
 
 

@@ -141,6 +141,8 @@ def test_mcp_help_and_bad_options_do_not_load_the_sdk(tmp_path: Path) -> None:
         loaded = _loaded(args, tmp_path / "home")
         assert "zeromem_cli.cli.mcp" in loaded  # the probe ran the command
         assert not {"mcp", "pydantic", "zeromem_cli.mcp.server"} & loaded, args
+
+
 # A hook runs through the console script's fast path (entry.py): no Typer at all, and each
 # event only what it uses. The probe writes the module names to a file: stdout is the answer.
 _HOOK_PROBE = (

@@ -428,18 +428,18 @@ def _add_relevance(
 def enclosing_scopes(scope: Scope) -> list[Scope]:
     """The scopes around ``scope``, nearest first, that ``inherit`` also reads.
 
-    A store already reads every agent and session of its user and project, so around it are
-    the user's memories outside any project, then the unscoped ones (``(alice, project p)`` ->
-    ``(alice)``, unscoped). An isolated scope widens one field at a time: without its session,
-    then its agent, then its project, then its user (``(alice, bot, s1)`` -> ``(alice, bot)``,
-    ``(alice)``, unscoped). Siblings (another session, agent, project or user) are never among
-    them."""
+    A store already reads every agent and session of its user and project, so around it is
+    only the user's memories outside any project (``(alice, project p)`` -> ``(alice)``); never
+    another user's, the unscoped ones included. An isolated scope widens one field at a time,
+    as scopes did before projects: without its session, then its agent, then its project, then
+    its user (``(alice, bot, s1)`` -> ``(alice, bot)``, ``(alice)``, unscoped). Siblings
+    (another session, agent, project or user) are never among them."""
     u, a, p = scope.user, scope.agent, scope.project
     if scope.isolate:
         chain = [Scope(u, a, None, p), Scope(u, None, None, p), Scope(u), Scope()]
         wider = [Scope(s.user, s.agent, s.session, s.project, isolate=True) for s in chain]
     else:
-        wider = [Scope(u), Scope()]
+        wider = [Scope(u)]
     found: list[Scope] = []
     for each in wider:
         if not each.reads(scope) and each not in found:
