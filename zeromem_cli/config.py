@@ -164,8 +164,7 @@ _SETTINGS = [
         "pack.inherit",
         bool,
         False,
-        "Pack also from the enclosing scopes (the user's memories outside the project, the "
-        "unscoped ones).",
+        "Pack also from the scopes around this one (in a project: the user's own memories).",
     ),
     Setting(
         "scope.isolate_sessions",

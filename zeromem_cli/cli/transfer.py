@@ -235,6 +235,8 @@ def import_(
     plan = None
     if chosen in memory_files.MEMORY_FILE_FORMATS:
         plan = memory_files.read(chosen, None if str(source) == "-" else source, text)
+        if project is not None:  # --project names where the file's memories go
+            memory_files.drop_projects(plan)
     with (
         open_store(db, user, agent, session, project, isolate) as store,
         _progress_bar("importing") as progress,
@@ -249,6 +251,8 @@ def import_(
                 dry_run=dry_run,
                 progress=progress,
                 allow_secret=allow_secret,
+                # A memory file in a repository goes to its project, unless --project says.
+                own_projects=plan is not None and project is None,
             )
         except InvalidRecordsError as exc:
             _print_errors(exc.errors)

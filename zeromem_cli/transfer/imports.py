@@ -240,7 +240,11 @@ def import_records(
     dry_run: bool = False,
     allow_secret: bool = False,
     progress: Progress | None = None,
+    own_projects: bool = False,
 ) -> ImportReport:
+    """Validate and write ``raw_records`` (see ``_import_records``). ``own_projects``: a
+    record naming a project keeps it when the store has none (a memory file in a repository
+    belongs to that repository's project)."""
     if on_conflict not in CONFLICT_POLICIES:
         raise InvalidInputError(
             f"--on-conflict must be one of {', '.join(CONFLICT_POLICIES)}, not {on_conflict!r}"
@@ -255,6 +259,7 @@ def import_records(
             dry_run=dry_run,
             allow_secret=allow_secret,
             progress=progress,
+            own_projects=own_projects,
         )
 
 
@@ -268,6 +273,7 @@ def _import_records(
     dry_run: bool,
     allow_secret: bool,
     progress: Progress | None,
+    own_projects: bool,
 ) -> ImportReport:
     raw = list(raw_records)
     total = len(raw)
@@ -290,6 +296,7 @@ def _import_records(
                     scope=scope,
                     now=now,
                     allow_secret=allow_secret,
+                    own_projects=own_projects,
                 )
             )
         except RecordError as exc:

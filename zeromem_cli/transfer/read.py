@@ -456,6 +456,13 @@ def _content(where: str, value: Any, clean: Callable[[str], str]) -> str:
         raise RecordError(where, "content", str(exc)) from None
 
 
+def _keeps(name: str, scope: Scope, own_projects: bool) -> bool:
+    """Whether a scoped import keeps a record's own value of scope field ``name``."""
+    if name in ORIGIN_FIELDS:
+        return not scope.isolate
+    return name == "project" and own_projects and scope.project is None
+
+
 def validate_record(
     raw: Any,
     where: str,
@@ -464,13 +471,16 @@ def validate_record(
     scope: Scope | None,
     now: str,
     allow_secret: bool = False,
+    own_projects: bool = False,
 ) -> ImportRecord:
     """Check and convert one raw record; raise RecordError on the first problem.
 
     ``clean`` validates content as ``add`` does (the store's size limit included).
     ``scope``: the scope of the import; a record naming another scope is invalid. None keeps
     each record's own scope (``--all-scopes``). A likely credential in the content, key, tags,
-    meta or history is refused as ``add`` refuses it, unless ``allow_secret``.
+    meta or history is refused as ``add`` refuses it, unless ``allow_secret``. A record's
+    own agent and session are kept unless ``scope`` isolates; its own project only with
+    ``own_projects`` when ``scope`` has none.
     """
     if isinstance(raw, RecordError):
         raise raw
@@ -506,8 +516,8 @@ def validate_record(
             columns[number] = given or ""
             continue
         wanted = getattr(scope, name)
-        if given is not None and given != wanted and name in ORIGIN_FIELDS and not scope.isolate:
-            columns[number] = given  # another session of the same owner: its origin is kept
+        if given is not None and given != wanted and _keeps(name, scope, own_projects):
+            columns[number] = given  # its origin within the owner, or its file's project
             continue
         if given is not None and given != wanted:
             raise RecordError(
