@@ -39,7 +39,9 @@ OWNERS = {
 MODES = {"shared": [], "isolated": ["--isolate"]}
 # A word of its own in each memory, so pack never takes two of them for near-duplicates.
 WORDS = ("apricot", "birch", "cedar", "damson", "elder", "fig", "gorse", "hazel")
-CONTENT = {name: f"{name} shared private fact {word}" for name, word in zip(SCOPES, WORDS)}
+CONTENT = {
+    name: f"{name} shared private fact {word}" for name, word in zip(SCOPES, WORDS, strict=True)
+}
 
 
 def _readers(owner: str, mode: str) -> set[str]:
