@@ -192,7 +192,7 @@ def gc(
         archive_after_days=config.get("gc.archive_after_days"),
         archive_max_importance=config.get("gc.archive_max_importance"),
     )
-    all_scopes = user is None and agent is None and session is None
+    all_scopes = user is None and agent is None and session is None and project is None
     with open_store(db, user, agent, session, project, isolate) as store:
         report = lifecycle.collect_garbage(
             store, policy, all_scopes=all_scopes, vacuum=vacuum, dry_run=dry_run
