@@ -70,12 +70,13 @@ class Scope(FrozenRecord):
     reads only memories written with exactly its user, agent, session and project).
     """
 
-    __slots__ = ("user", "agent", "session", "project", "isolate")
+    __slots__ = ("user", "agent", "session", "project", "isolate", "with_user")
     user: str | None
     agent: str | None
     session: str | None
     project: str | None
     isolate: bool
+    with_user: bool  # a read of a project that also takes the user's project-less memories
 
     def __init__(
         self,
@@ -85,6 +86,7 @@ class Scope(FrozenRecord):
         project: str | None = None,
         *,
         isolate: bool = False,
+        with_user: bool = False,
     ) -> None:
         # An empty string (e.g. ZEROMEM_USER="") means "not set", like None.
         set_field = object.__setattr__
@@ -93,6 +95,7 @@ class Scope(FrozenRecord):
         set_field(self, "session", None if session == "" else session)
         set_field(self, "project", None if project == "" else project)
         set_field(self, "isolate", bool(isolate))
+        set_field(self, "with_user", bool(with_user) and not isolate)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         return (_scope, self._values())
@@ -104,6 +107,8 @@ class Scope(FrozenRecord):
 
     def reads(self, other: Scope) -> bool:
         """Whether this scope's reads include memories written in ``other`` (exactly)."""
+        if self.with_user and self.user == other.user and other.project is None:
+            return True
         if (self.user, self.project) != (other.user, other.project):
             return False
         return not self.isolate or (self.agent, self.session) == (other.agent, other.session)
@@ -114,10 +119,15 @@ class Scope(FrozenRecord):
 
 
 def _scope(
-    user: str | None, agent: str | None, session: str | None, project: str | None, isolate: bool
+    user: str | None,
+    agent: str | None,
+    session: str | None,
+    project: str | None,
+    isolate: bool,
+    with_user: bool,
 ) -> Scope:
-    """Unpickle a Scope (its ``isolate`` is keyword-only)."""
-    return Scope(user, agent, session, project, isolate=isolate)
+    """Unpickle a Scope (its ``isolate`` and ``with_user`` are keyword-only)."""
+    return Scope(user, agent, session, project, isolate=isolate, with_user=with_user)
 
 
 class Memory(Record):

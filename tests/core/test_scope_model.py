@@ -154,6 +154,11 @@ def test_scope_records_compare_hash_and_pickle_with_their_new_fields() -> None:
     assert Scope("alice", project="app").reads(Scope("alice", "bot", "s9", "app"))
     assert not Scope("alice", project="app").reads(Scope("alice"))
     assert not Scope("alice", session="s1", isolate=True).reads(Scope("alice", session="s2"))
+    widened = Scope("alice", project="app", with_user=True)  # what a project's inherit reads
+    assert widened.reads(Scope("alice")) and widened.reads(Scope("alice", project="app"))
+    assert not widened.reads(Scope("alice", project="site")) and not widened.reads(Scope())
+    assert not Scope("alice", project="app", isolate=True, with_user=True).with_user
+    assert pickle.loads(pickle.dumps(widened)) == widened
 
 
 def test_scoped_views_keep_isolation_unless_told(db_path: Path) -> None:

@@ -447,6 +447,16 @@ def enclosing_scopes(scope: Scope) -> list[Scope]:
     return found
 
 
+def _read_scopes(scope: Scope) -> list[Scope]:
+    """What ``inherit`` reads: ``scope`` and ``enclosing_scopes``; a project with its user's own
+    memories as one scope, so one search covers both (each scope is a search of its own, and a
+    project holding few of the matches makes its search widen: ``python -m
+    benchmarks.hook_latency`` run inside a repository)."""
+    if not scope.isolate and scope.project is not None:
+        return [Scope(scope.user, scope.agent, scope.session, scope.project, with_user=True)]
+    return [scope, *enclosing_scopes(scope)]
+
+
 def _search(
     conn: sqlite3.Connection,
     scopes: Sequence[Scope],
@@ -524,7 +534,7 @@ def pack(
     relevance: dict[int, float] = {}
     memories: dict[int, Memory] = {}
     lent: dict[int, float] = {}
-    scopes = [scope, *enclosing_scopes(scope)] if inherit else [scope]
+    scopes = _read_scopes(scope) if inherit else [scope]
     if query is not None and query.strip():
         parsed = parse_query(require_utf8(query, "query"))
         hits = _search(conn, scopes, now, parsed, pool, filters)

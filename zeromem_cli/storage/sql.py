@@ -14,6 +14,8 @@ from zeromem_cli.times import to_iso
 # the scope indexes.
 OWNER_SQL = "m.user = :s_user AND m.project = :s_project"
 EXACT_SQL = f"{OWNER_SQL} AND m.agent = :s_agent AND m.session = :s_session"
+# A project's pack with the user's own memories (``Scope.with_user``): one read, not two.
+WITH_USER_SQL = "m.user = :s_user AND m.project IN (:s_project, '')"
 
 
 def scope_params(scope: Scope) -> dict[str, str]:
@@ -26,7 +28,9 @@ def scope_params(scope: Scope) -> dict[str, str]:
 
 def scope_sql(scope: Scope) -> str:
     """The clause (over ``memories m``) selecting what ``scope`` reads: ``scope_params``'s."""
-    return EXACT_SQL if scope.isolate else OWNER_SQL
+    if scope.isolate:
+        return EXACT_SQL
+    return WITH_USER_SQL if scope.with_user else OWNER_SQL
 
 
 def scope_clause(scope: Scope | None) -> tuple[str, dict[str, Any]]:
