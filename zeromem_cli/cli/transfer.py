@@ -217,6 +217,8 @@ def import_(
     plan = None
     if chosen in memory_files.MEMORY_FILE_FORMATS:
         plan = memory_files.read(chosen, None if str(source) == "-" else source, text)
+        if where.project is not None:  # --project names where the file's memories go
+            memory_files.drop_projects(plan)
     with where.open() as store, _progress_bar("importing") as progress:
         try:
             report = import_records(
@@ -228,6 +230,8 @@ def import_(
                 dry_run=dry_run,
                 progress=progress,
                 allow_secret=allow_secret,
+                # A memory file in a repository goes to its project, unless --project says.
+                own_projects=plan is not None and where.project is None,
             )
         except InvalidRecordsError as exc:
             _print_errors(exc.errors)
