@@ -53,7 +53,7 @@ class ConflictPolicy(str, Enum):
 AllScopesOption = Annotated[
     bool,
     typer.Option(
-        "--all-scopes", help="Every user/agent/session, each record keeping its own scope."
+        "--all-scopes", help="Every user/project/agent/session, each record keeping its own scope."
     ),
 ]
 
