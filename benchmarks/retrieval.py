@@ -340,8 +340,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--per-session",
+        dest="per_session",
         action="store_true",
-        help="LongMemEval: each haystack session in its own session scope, asked from a new one.",
+        default=True,
+        help="LongMemEval: each haystack session in its own session, the question asked from a "
+        "new session of the same user (the default).",
+    )
+    parser.add_argument(
+        "--one-session",
+        dest="per_session",
+        action="store_false",
+        help="LongMemEval: every haystack session in one session scope, as first measured.",
     )
     parser.add_argument(
         "--memories", type=int, default=None, help="Size of the speed DB (100000; quick: 2000)."
@@ -370,7 +379,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print()
         print(
             "LongMemEval_S dev: turn recall, session hit, pack recall at 1000 tokens, "
-            + ("each session in its own scope" if args.per_session else "one session scope")
+            + (
+                "each session its own, asked from a new one"
+                if args.per_session
+                else "one session scope"
+            )
         )
         haystacks = None if args.no_longmemeval else load_longmemeval()
         if haystacks is None:

@@ -153,7 +153,14 @@ _SETTINGS = [
         "pack.inherit",
         bool,
         False,
-        "Pack also from the enclosing scopes (a session's user and agent memories).",
+        "Pack also from the scopes around this one (in a project: the user's own memories).",
+    ),
+    Setting(
+        "scope.isolate_sessions",
+        bool,
+        False,
+        "Read only the exact --agent/--session a memory was written in, not every session of "
+        "the user and project.",
     ),
     Setting(
         "pack.pinned_share",

@@ -263,12 +263,14 @@ INITS: dict[str, Callable[..., None]] = {}
 
 
 def _init_StoreOptions(  # type: ignore[no-untyped-def]
-    self, db, user, agent, session, key_file
+    self, db, user, agent, session, project, isolate, key_file
 ):
     _set(self, "db", db)
     _set(self, "user", user)
     _set(self, "agent", agent)
     _set(self, "session", session)
+    _set(self, "project", project)
+    _set(self, "isolate", isolate)
     _set(self, "key_file", key_file)
 
 
@@ -352,6 +354,7 @@ def _init_Memory(  # type: ignore[no-untyped-def]
     user,
     agent,
     session,
+    project,
     importance,
     pinned,
     meta,
@@ -373,6 +376,7 @@ def _init_Memory(  # type: ignore[no-untyped-def]
     self.user = user
     self.agent = agent
     self.session = session
+    self.project = project
     self.importance = importance
     self.pinned = pinned
     self.meta = {} if meta is FACTORY else meta

@@ -40,8 +40,10 @@ if TYPE_CHECKING:
 class MemoryStore:
     """A per-user memory database. Every method is deterministic code over SQLite.
 
-    ``scope`` (user / agent / session) is fixed per store: reads and writes see only memories
-    of exactly that scope. Use ``store.scoped(user=...)`` for a view on another scope.
+    ``scope`` (user / agent / session / project) is fixed per store. Writes are stamped with
+    it; reads see the memories of its owner (user and project) from every agent and session, so
+    a new session recalls earlier ones, and with ``isolate=True`` only those of exactly that
+    scope (see ``Scope``). Use ``store.scoped(user=...)`` for a view on another scope.
     """
 
     def __init__(
@@ -51,6 +53,8 @@ class MemoryStore:
         user: str | None = None,
         agent: str | None = None,
         session: str | None = None,
+        project: str | None = None,
+        isolate: bool = False,
         clock: Clock | None = None,
         max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
         notice: Callable[[str], None] | None = None,
@@ -67,7 +71,7 @@ class MemoryStore:
 
             path = default_db_path()
         self.path = Path(path)
-        self.scope = Scope(user, agent, session)
+        self.scope = Scope(user, agent, session, project, isolate=isolate)
         self.clock: Clock = clock or utcnow
         self.max_content_bytes = max_content_bytes
         self._conn = db.connect(self.path, _resolve_key(key, key_file))
@@ -86,12 +90,20 @@ class MemoryStore:
     # -- plumbing ---------------------------------------------------------------------------
 
     def scoped(
-        self, *, user: str | None = None, agent: str | None = None, session: str | None = None
+        self,
+        *,
+        user: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
+        project: str | None = None,
+        isolate: bool | None = None,
     ) -> MemoryStore:
-        """Another view of the same database and connection, for a different scope."""
+        """Another view of the same database and connection, for a different scope
+        (``isolate`` None: this store's)."""
         view = object.__new__(MemoryStore)
         view.__dict__.update(self.__dict__)
-        view.scope = Scope(user, agent, session)
+        isolate = self.scope.isolate if isolate is None else isolate
+        view.scope = Scope(user, agent, session, project, isolate=isolate)
         return view
 
     def close(self) -> None:
@@ -299,14 +311,17 @@ class MemoryStore:
         filters: Filters | None = None,
     ) -> tuple[builtins.list[Memory], builtins.list[Memory]]:
         """Up to ``span`` memories written just before ``memory`` (nearest first) and just
-        after it, in its scope, in (created_at, id) order, at most ``window`` apart from it,
-        among those ``filters`` admit. The window bounds the index range each side reads."""
+        after it, in its origin (the session it was written in), in (created_at, id) order, at
+        most ``window`` apart from it, among those ``filters`` admit. The window bounds the
+        index range each side reads. A memory this store does not read has none."""
         now = self.now()
+        if not self.scope.reads(memory.scope):
+            return [], []
         return db.read(
             self._conn,
             self.path,
             lambda conn: memories.neighbours(
-                conn, self.scope, filters or Filters(), now, memory, span, window
+                conn, memory.scope, filters or Filters(), now, memory, span, window
             ),
         )
 
@@ -337,6 +352,7 @@ class MemoryStore:
         user: str | None = UNSET,
         agent: str | None = UNSET,
         session: str | None = UNSET,
+        project: str | None = UNSET,
         allow_duplicate: bool = False,
         allow_secret: bool = False,
     ) -> Memory:
@@ -354,6 +370,7 @@ class MemoryStore:
             user=user,
             agent=agent,
             session=session,
+            project=project,
             allow_duplicate=allow_duplicate,
             allow_secret=allow_secret,
         ).memory
@@ -373,6 +390,7 @@ class MemoryStore:
         user: str | None = UNSET,
         agent: str | None = UNSET,
         session: str | None = UNSET,
+        project: str | None = UNSET,
         allow_duplicate: bool = False,
         merge: bool = False,
         default_category: str | None = None,
@@ -406,6 +424,8 @@ class MemoryStore:
             self.scope.user if user is UNSET else user,
             self.scope.agent if agent is UNSET else agent,
             self.scope.session if session is UNSET else session,
+            self.scope.project if project is UNSET else project,
+            isolate=self.scope.isolate,
         )
         given = writes.content_fields(content, self.max_content_bytes)
         given.update(

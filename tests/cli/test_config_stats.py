@@ -98,7 +98,9 @@ def test_stats_counts(cli: Run) -> None:
     data = as_json(cli("stats", "--json"))
     assert data["memories"] == {"live": 3, "expired": 1, "trash": 1, "pinned": 1, "with_keys": 1}
     assert data["by_category"] == {"fact": 2, "preference": 1}
-    assert data["by_scope"] == [{"user": None, "agent": None, "session": None, "live": 3}]
+    assert data["by_scope"] == [
+        {"user": None, "agent": None, "session": None, "project": None, "live": 3}
+    ]
     assert data["database_bytes"] > 0 and data["tokens"]["stored"] > 0
     assert data["operations"]["add"] == 5 and data["operations"]["search"] == 1
     assert data["operations"]["import"] == 1 and data["operations"]["forget"] == 1

@@ -92,7 +92,14 @@ def test_cli_inherit_flag_and_config(cli: Run, monkeypatch: pytest.MonkeyPatch) 
         cli("add", "Draft the report in metric", "--user", "alice", "--session", "s1").exit_code
         == 0
     )
-    scope = ("--user", "alice", "--session", "s1", "--format", "json")
+    # The user's memories are read by every session of hers; an isolated session reads them
+    # only with --inherit.
+    shared = as_json(cli("pack", "metric", "--user", "alice", "--session", "s1", "-f", "json"))
+    assert {r["content"] for r in shared} == {
+        "Alice prefers metric units",
+        "Draft the report in metric",
+    }
+    scope = ("--user", "alice", "--session", "s1", "--isolate", "--format", "json")
     plain = as_json(cli("pack", "metric", *scope))
     inherited = as_json(cli("pack", "metric", *scope, "--inherit"))
     assert [r["content"] for r in plain] == ["Draft the report in metric"]

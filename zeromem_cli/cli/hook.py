@@ -29,5 +29,15 @@ def hook(
     from zeromem_cli.integrations.hooks.runner import Where, run_hook
 
     run_hook(
-        harness, event, Where(where.db, where.user, where.agent, where.session, where.key_file)
+        harness,
+        event,
+        Where(
+            where.db,
+            where.user,
+            where.agent,
+            where.session,
+            where.project,
+            where.isolate,
+            where.key_file,
+        ),
     )

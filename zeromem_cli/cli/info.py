@@ -28,7 +28,7 @@ def path(as_json: JsonOption = False, db: DbOption = None) -> None:
 def stats(
     where: StoreOptions,
     all_scopes: Annotated[
-        bool, typer.Option("--all-scopes", help="Count every user/agent/session.")
+        bool, typer.Option("--all-scopes", help="Count every user/project/agent/session.")
     ] = False,
     as_json: JsonOption = False,
 ) -> None:

@@ -107,6 +107,8 @@ def ingest(
         load_rules,
         parse_input,
     )
+    from zeromem_cli.ingest.apply import origin_store
+    from zeromem_cli.ingest.formats import TRANSCRIPT_FORMATS
 
     config = settings()
     rules = load_rules(config.extra.get("ingest"), origin=f"config {config.path}")
@@ -131,7 +133,7 @@ def ingest(
 
         parse_expiry(ttl, utcnow())  # fail before reading anything
     parsed = [parse_input(_read_source(source), fmt) for source in sources]
-    candidates = []
+    found_in = []
     messages = mined = empty = 0
     for part in parsed:
         if part.format == "kv":
@@ -145,7 +147,7 @@ def ingest(
             chosen = [m for m in part.messages if m.role in mined_roles]
             mined += len(chosen)
             empty += len(chosen) - len({c.message for c in found})
-        candidates.extend(found)
+        found_in.append((part, found))
     report = IngestReport(
         dry_run=dry_run,
         format="+".join(dict.fromkeys(p.format for p in parsed)),
@@ -154,9 +156,19 @@ def ingest(
         empty=empty,
     )
     with where.open() as store:
-        report.items = apply_candidates(
-            store, candidates, dry_run=dry_run, tags=tag, category=category, ttl=ttl
-        )
+        for part, found in found_in:
+            target = store
+            if part.format in TRANSCRIPT_FORMATS:  # a harness session: where its hooks write
+                target = origin_store(
+                    store,
+                    part,
+                    session_given=where.session is not None,
+                    # auto: the project of the directory the session worked in
+                    project_given=(where.project or "auto").strip().lower() != "auto",
+                )
+            report.items += apply_candidates(
+                target, found, dry_run=dry_run, tags=tag, category=category, ttl=ttl
+            )
     for item in report.items:
         if item.action == "error":
             from zeromem_cli.text.secrets import mask_secrets

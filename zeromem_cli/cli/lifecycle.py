@@ -175,7 +175,7 @@ def gc(
         archive_after_days=config.get("gc.archive_after_days"),
         archive_max_importance=config.get("gc.archive_max_importance"),
     )
-    all_scopes = where.user is None and where.agent is None and where.session is None
+    all_scopes = all(v is None for v in (where.user, where.agent, where.session, where.project))
     with where.open() as store:
         report = lifecycle.collect_garbage(
             store, policy, all_scopes=all_scopes, vacuum=vacuum, dry_run=dry_run

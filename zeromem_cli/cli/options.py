@@ -1,10 +1,11 @@
 """Options every command shares (database and scope) and small input helpers.
 
-The store options (``--db``, ``--user``, ``--agent``, ``--session``, ``--key-file``) are
-declared once: a command that opens the store takes one ``where: StoreOptions`` parameter and
-is decorated with ``@store_options``, which appends these options to its signature (pipx's shared
-``parents=`` parser, for Typer) so they work after the subcommand name:
-``zeromem search foo --user alice``; it opens the store with ``with where.open() as store:``.
+The store options (``--db``, ``--user``, ``--agent``, ``--session``, ``--project``,
+``--isolate``, ``--key-file``) are declared once: a command that opens the store takes one
+``where: StoreOptions`` parameter and is decorated with ``@store_options``, which appends the
+options to its signature (pipx's shared ``parents=`` parser, for Typer) so they work after the
+subcommand name: ``zeromem search foo --user alice``; it opens the store with
+``with where.open() as store:``, which resolves ``--project auto`` and ``--isolate``.
 Commands without a store take none of them (``path`` takes ``--db`` alone). Other shared
 options are ``Annotated`` aliases; ``filters_from_flags`` turns the filter flags into
 ``Filters`` on the store's clock, and ``settings()`` is the configuration of this command.
@@ -68,6 +69,25 @@ SessionOption = Annotated[
         "--session", envvar="ZEROMEM_SESSION", help="Session scope.", rich_help_panel=SCOPE_PANEL
     ),
 ]
+ProjectOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--project",
+        envvar="ZEROMEM_PROJECT",
+        help="Project scope: NAME, 'auto' (the git repository of the current directory) or 'none'.",
+        rich_help_panel=SCOPE_PANEL,
+    ),
+]
+IsolateOption = Annotated[
+    Optional[bool],
+    typer.Option(
+        "--isolate/--no-isolate",
+        help="Read only this exact agent and session, not every session of the user "
+        "[default: scope.isolate_sessions, false].",
+        show_default=False,
+        rich_help_panel=SCOPE_PANEL,
+    ),
+]
 FormatOption = Annotated[
     Optional[OutputFormat],
     typer.Option(
@@ -104,30 +124,39 @@ def settings() -> Config:
 
 class StoreOptions(FrozenRecord):
     """Which store and scope a command works on: ``--db``, ``--user``, ``--agent``,
-    ``--session``, ``--key-file`` (or their environment variables)."""
+    ``--session``, ``--project``, ``--key-file`` (or their environment variables) and
+    ``--isolate``."""
 
     db: Path | None = None
     user: str | None = None
     agent: str | None = None
     session: str | None = None
+    project: str | None = None
+    isolate: bool | None = None
     key_file: Path | None = None
 
     @property
     def scoped(self) -> bool:
-        """A scope option was given (a non-empty ``--user``, ``--agent`` or ``--session``)."""
-        return bool(self.user or self.agent or self.session)
+        """A scope option was given (a non-empty ``--user``, ``--agent``, ``--session`` or
+        ``--project``)."""
+        return bool(self.user or self.agent or self.session or self.project)
 
     def open(self) -> "MemoryStore":
         """Open the store for this invocation (the core is imported here, not at start-up,
         to keep --help fast)."""
+        from zeromem_cli.projects import resolve_project
         from zeromem_cli.store import MemoryStore
 
+        config = settings()
+        isolate = self.isolate
         return MemoryStore(
             self.db,
             user=self.user,
             agent=self.agent,
             session=self.session,
-            max_content_bytes=settings().get("add.max_content_bytes"),
+            project=resolve_project(self.project),
+            isolate=config.get("scope.isolate_sessions") if isolate is None else isolate,
+            max_content_bytes=config.get("add.max_content_bytes"),
             notice=_notice,
             key_file=self.key_file,
         )
@@ -139,6 +168,8 @@ _STORE_PARAMETERS = (
     ("user", "UserOption"),
     ("agent", "AgentOption"),
     ("session", "SessionOption"),
+    ("project", "ProjectOption"),
+    ("isolate", "IsolateOption"),
     ("key_file", "KeyFileOption"),
 )
 
@@ -147,8 +178,8 @@ Command = TypeVar("Command", bound=Callable[..., Any])
 
 def store_options(command: Command) -> Command:
     """Give ``command`` the store options: its ``where: StoreOptions`` parameter is replaced
-    by ``--db``, ``--user``, ``--agent``, ``--session`` and ``--key-file``, gathered back into one
-    ``StoreOptions`` when it runs.
+    by ``--db``, ``--user``, ``--agent``, ``--session``, ``--project``, ``--isolate`` and
+    ``--key-file``, gathered back into one ``StoreOptions`` when it runs.
 
     Built without ``functools.wraps``: Typer would follow ``__wrapped__`` to the original
     signature; the wrapper's own ``__signature__`` is what Typer must read. It is computed
@@ -196,7 +227,7 @@ class _StoreCommand:
 def refuse_all_scopes_with_scope(all_scopes: bool, where: StoreOptions) -> None:
     """``--all-scopes`` and a scope option contradict each other."""
     if all_scopes and where.scoped:
-        raise InvalidInputError("give --all-scopes or --user/--agent/--session, not both")
+        raise InvalidInputError("give --all-scopes or --user/--agent/--session/--project, not both")
 
 
 def filters_from_flags(

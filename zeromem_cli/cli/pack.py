@@ -106,8 +106,9 @@ def pack(
         Optional[bool],
         typer.Option(
             "--inherit/--no-inherit",
-            help="Also pack from the enclosing scopes: a session's agent, user and unscoped "
-            "memories [default: pack.inherit, false].",
+            help="Also pack from the scopes around this one: in a project, the user's own "
+            "memories; with --isolate, the session's agent, user and unscoped ones "
+            "[default: pack.inherit, false].",
         ),
     ] = None,
     pinned_share: Annotated[

@@ -53,7 +53,7 @@ class ConflictPolicy(str, Enum):
 AllScopesOption = Annotated[
     bool,
     typer.Option(
-        "--all-scopes", help="Every user/agent/session, each record keeping its own scope."
+        "--all-scopes", help="Every user/project/agent/session, each record keeping its own scope."
     ),
 ]
 
@@ -222,6 +222,8 @@ def import_(
     plan = None
     if chosen in memory_files.MEMORY_FILE_FORMATS:
         plan = memory_files.read(chosen, None if str(source) == "-" else source, text)
+        if where.project is not None:  # --project names where the file's memories go
+            memory_files.drop_projects(plan)
     with where.open() as store, _progress_bar("importing") as progress:
         try:
             report = import_records(
@@ -233,6 +235,8 @@ def import_(
                 dry_run=dry_run,
                 progress=progress,
                 allow_secret=allow_secret,
+                # A memory file in a repository goes to its project, unless --project says.
+                own_projects=plan is not None and where.project is None,
             )
         except InvalidRecordsError as exc:
             _print_errors(exc.errors)

@@ -1,15 +1,15 @@
 """Conversation context for ``pack``: in a session, memories written next to a strong hit share
 its relevance.
 
-A session scope (``--session``) is a conversation: an agent logging its turns, ``ingest`` of a
+A session (``--session``) is a conversation: an agent logging its turns, ``ingest`` of a
 chat, an imported transcript. Its memories answer each other: the question names the topic
 ("how was the waterfall in Oregon?") and the answer that follows often shares no word with it
 ("I felt like I was in a fairy tale!"). Search alone cannot find that answer; its position can.
 So each of the best hits lends ``weight`` times its relevance to the memories written just
-before and after it in the same scope (``SPAN`` on each side, ``DECAY`` less per step),
-provided they were written within ``window`` of it: days apart is another conversation.
-Outside a session, memories are independent facts and their order says nothing, so pack does
-not call this.
+before and after it in the session it was written in (its origin, whichever session asks:
+``SPAN`` on each side, ``DECAY`` less per step), provided they were written within ``window``
+of it: days apart is another conversation. A memory written outside a session is an
+independent fact whose position says nothing: it lends nothing.
 
 Measured on LoCoMo (``python -m benchmarks.pack_recall``, each conversation in one session):
 evidence recall at 1000 tokens 0.696 -> 0.784; 0.794 on the five conversations the constants

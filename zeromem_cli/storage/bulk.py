@@ -230,15 +230,16 @@ def live_by_category(
 
 def live_by_scope(
     conn: sqlite3.Connection, scope: Scope | None, now: datetime
-) -> list[tuple[str, str, str, int]]:
-    """Live memories per stored scope (user, agent, session; '' for unset), most first."""
+) -> list[tuple[str, str, str, str, int]]:
+    """Live memories per stored scope (user, agent, session, project; '' for unset), most
+    first."""
     where, params = scope_clause(scope)
     return [
-        (r[0], r[1], r[2], r[3])
+        (r[0], r[1], r[2], r[3], r[4])
         for r in conn.execute(
-            f"SELECT m.user, m.agent, m.session, count(*) FROM memories m "
-            f"WHERE {where} AND {_LIVE} GROUP BY m.user, m.agent, m.session "
-            "ORDER BY count(*) DESC, m.user, m.agent, m.session",
+            f"SELECT m.user, m.agent, m.session, m.project, count(*) FROM memories m "
+            f"WHERE {where} AND {_LIVE} GROUP BY m.user, m.agent, m.session, m.project "
+            "ORDER BY count(*) DESC, m.user, m.agent, m.session, m.project",
             {**params, "now": to_iso(now)},
         )
     ]
@@ -267,9 +268,11 @@ class ImportConflict(Exception):
 
 
 def existing(conn: sqlite3.Connection) -> Iterator[sqlite3.Row]:
-    """Every memory as an import plans against it: (id, stored uid, user, agent, session, key,
-    deleted_at) rows."""
-    yield from conn.execute("SELECT id, uid, user, agent, session, key, deleted_at FROM memories")
+    """Every memory as an import plans against it: (id, stored uid, user, agent, session,
+    project, key, deleted_at) rows."""
+    yield from conn.execute(
+        "SELECT id, uid, user, agent, session, project, key, deleted_at FROM memories"
+    )
 
 
 def update_imported(

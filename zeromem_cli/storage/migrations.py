@@ -188,6 +188,30 @@ def m007_uid_blob(conn: sqlite3.Connection) -> None:
         conn.executemany("UPDATE memories SET uid = ? WHERE id = ?", updates)
 
 
+def m008_project_scope(conn: sqlite3.Connection) -> None:
+    """The project scope, and indexes for reading a whole owner (user and project) across its
+    agents and sessions. Every existing memory keeps its user, agent and session and gets no
+    project (''), so none changes owner; the key index now includes the project."""
+    run_script(
+        conn,
+        """
+        ALTER TABLE memories ADD COLUMN project TEXT NOT NULL DEFAULT '';
+        DROP INDEX IF EXISTS idx_memories_scope_created;
+        DROP INDEX IF EXISTS idx_memories_scope_hash;
+        DROP INDEX IF EXISTS idx_memories_live_key;
+        DROP INDEX IF EXISTS idx_memories_pinned_rank;
+        CREATE INDEX idx_memories_owner_created ON memories(user, project, created_at);
+        CREATE INDEX idx_memories_scope_created
+            ON memories(user, project, agent, session, created_at);
+        CREATE INDEX idx_memories_owner_hash ON memories(user, project, content_hash);
+        CREATE UNIQUE INDEX idx_memories_live_key ON memories(user, project, agent, session, key)
+            WHERE key IS NOT NULL AND deleted_at IS NULL;
+        CREATE INDEX idx_memories_pinned_rank
+            ON memories(user, project, importance, updated_at) WHERE pinned = 1;
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_deleted_reason,
@@ -196,6 +220,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m005_live_expiry_index,
     m006_pinned_rank_index,
     m007_uid_blob,
+    m008_project_scope,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

@@ -113,7 +113,9 @@ def to_markdown(records: list[dict[str, Any]]) -> str:
             if record["tags"]:
                 details.append("tags " + ", ".join(record["tags"]))
             details.append(f"importance {record['importance']}")
-            scope = [f"{n} {record[n]}" for n in ("user", "agent", "session") if record[n]]
+            scope = [
+                f"{n} {record[n]}" for n in ("user", "project", "agent", "session") if record[n]
+            ]
             details += scope
             details.append(f"added {record['created_at'][:10]}")
             if record["expires_at"]:
