@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from zeromem_cli import validation, writes
 from zeromem_cli.config import SETTINGS
@@ -56,12 +56,20 @@ class MemoryStore:
         notice: Callable[[str], None] | None = None,
         key: str | Key | None = None,
         key_file: str | Path | None = None,
+        read_only: bool | Literal["auto"] = False,
     ) -> None:
         """``notice`` (e.g. print to stderr) is told before a long one-time job on opening: a
         schema upgrade or a search-index rebuild of a large store after an upgrade.
 
         ``key`` / ``key_file`` open an encrypted store (or create a new one encrypted); without
-        them ``ZEROMEM_KEY_FILE``, ``ZEROMEM_KEY`` and the OS keyring are tried (``keys``)."""
+        them ``ZEROMEM_KEY_FILE``, ``ZEROMEM_KEY`` and the OS keyring are tried (``keys``).
+
+        ``read_only=True`` opens an existing database for reading only (SQLite ``mode=ro``):
+        every write raises ``StoreError``, and a database that needs an upgrade is refused.
+        ``"auto"`` (commands that only read) does so only when this process cannot write the
+        file or its folder (read-only media, a chmod-ed file), and opens it as usual
+        otherwise; ``writable`` says which it got (a plain SQLite file: an encrypted one
+        opens as usual)."""
         if path is None:
             from zeromem_cli.paths import default_db_path
 
@@ -70,12 +78,18 @@ class MemoryStore:
         self.scope = Scope(user, agent, session)
         self.clock: Clock = clock or utcnow
         self.max_content_bytes = max_content_bytes
-        self._conn = db.connect(self.path, _resolve_key(key, key_file))
+        if read_only == "auto":
+            read_only = not db.can_write(self.path)
+        self.writable = not read_only
+        self._conn = db.connect(self.path, _resolve_key(key, key_file), read_only=bool(read_only))
         try:
-            # Opening races other processes creating or checkpointing the same file:
-            # retried while SQLite reports busy without waiting (see db.retry_busy).
-            db.retry_busy(lambda: migrations.migrate(self._conn, notice))
-            db.retry_busy(lambda: fts.ensure_index_version(self._conn, self.path, notice))
+            if read_only:
+                db.retry_busy(lambda: migrations.check_current(self._conn, self.path))
+            else:
+                # Opening races other processes creating or checkpointing the same file:
+                # retried while SQLite reports busy without waiting (see db.retry_busy).
+                db.retry_busy(lambda: migrations.migrate(self._conn, notice))
+                db.retry_busy(lambda: fts.ensure_index_version(self._conn, self.path, notice))
         except db.ERRORS as exc:
             self._conn.close()
             raise db.map_error(exc, self.path) from None
@@ -230,7 +244,7 @@ class MemoryStore:
         """The most relevant memories that fit a token budget, formatted for an LLM prompt.
 
         See ``zeromem_cli.pack.select.pack`` for the options; ``touch`` records an access of
-        every packed memory (``record_access``).
+        every packed memory (``record_access``), except in a read-only store.
         """
         from zeromem_cli.pack.select import pack
 
@@ -258,7 +272,7 @@ class MemoryStore:
                 as_of=as_of,
             ),
         )
-        if touch and result.memories:
+        if touch and result.memories and self.writable:
             self.record_access(m.id for m in result.memories)
         return result
 

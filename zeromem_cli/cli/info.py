@@ -36,6 +36,6 @@ def stats(
     from zeromem_cli.stats import collect
 
     refuse_all_scopes_with_scope(all_scopes, where)
-    with where.open() as store:
+    with where.open(reading=True) as store:
         data = collect(store, all_scopes=all_scopes).to_dict()
     render_info.stats(data, as_json)

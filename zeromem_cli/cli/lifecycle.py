@@ -144,7 +144,7 @@ def show_trash(
 
     if reason is not None and reason not in ("forgotten", "expired", "archived"):
         raise InvalidInputError(f"--reason is forgotten, expired or archived, not {reason!r}")
-    with where.open() as store:
+    with where.open(reading=True) as store:
         items = lifecycle.trash(store, reason=reason, limit=limit)
     render.trash(items, render.resolve_format(fmt, as_json))
 

@@ -124,7 +124,7 @@ def show(
     as_json: JsonOption = False,
 ) -> None:
     """Show one memory."""
-    with where.open() as store:
+    with where.open(reading=True) as store:
         memory = store.get(memory_id, include_expired=include_expired)
     render.memory(memory, render.resolve_format(fmt, as_json))
 
@@ -142,7 +142,7 @@ def list_memories(
     as_json: JsonOption = False,
 ) -> None:
     """List memories, newest first."""
-    with where.open() as store:
+    with where.open(reading=True) as store:
         filters = filters_from_flags(
             store, category=category, tags=tag, key=key, include_expired=include_expired
         )
@@ -229,7 +229,7 @@ def history(
     as_json: JsonOption = False,
 ) -> None:
     """Every version of a memory, oldest first, with the time each was valid."""
-    with where.open() as store:
+    with where.open(reading=True) as store:
         entries = store.history(memory_id)
     render.history(entries, render.resolve_format(fmt, as_json))
 

@@ -117,9 +117,10 @@ class StoreOptions(FrozenRecord):
         """A scope option was given (a non-empty ``--user``, ``--agent`` or ``--session``)."""
         return bool(self.user or self.agent or self.session)
 
-    def open(self) -> "MemoryStore":
+    def open(self, *, reading: bool = False) -> "MemoryStore":
         """Open the store for this invocation (the core is imported here, not at start-up,
-        to keep --help fast)."""
+        to keep --help fast). ``reading``: the command only reads, so a database this
+        process cannot write opens read-only instead of failing (``read_only="auto"``)."""
         from zeromem_cli.store import MemoryStore
 
         return MemoryStore(
@@ -130,6 +131,7 @@ class StoreOptions(FrozenRecord):
             max_content_bytes=settings().get("add.max_content_bytes"),
             notice=_notice,
             key_file=self.key_file,
+            read_only="auto" if reading else False,
         )
 
 

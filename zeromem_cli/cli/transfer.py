@@ -97,7 +97,7 @@ def export(
     from zeromem_cli.transfer.export import export_records, write_atomically, write_export
 
     refuse_all_scopes_with_scope(all_scopes, where)
-    with where.open() as store:
+    with where.open(reading=True) as store:
         filters = filters_from_flags(
             store,
             category=category,
