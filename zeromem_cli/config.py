@@ -13,7 +13,6 @@ settings).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -403,17 +402,18 @@ class Config:
                 table = table.setdefault(part, {})
             table[name] = value
         nested.update(self.extra)
-        temporary = self.path.with_name(self.path.name + ".tmp")
+        from zeromem_cli.files import write_file
+
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as handle:
-                tomli_w.dump(nested, handle)
-            os.replace(temporary, self.path)
         except OSError as exc:  # read-only or full disk: the cause, not an internal error
-            with contextlib.suppress(OSError):
-                temporary.unlink(missing_ok=True)
             raise StoreError(f"cannot write config {self.path}: {exc.strerror or exc}") from None
+        try:
+            # A regular file is replaced atomically; a symlink's target is; a device or FIFO
+            # is written through (files.write_file).
+            write_file(self.path, lambda handle: handle.write(tomli_w.dumps(nested)))
+        except StoreError as exc:
+            raise StoreError(f"config: {exc}") from None
 
 
 def load_config(path: Path | None = None) -> Config:
