@@ -33,10 +33,14 @@ def utcnow() -> datetime:
 
 
 def to_iso(moment: datetime) -> str:
-    """Format an aware datetime as the canonical stored UTC string."""
+    """Format an aware datetime as the canonical stored UTC string: fixed width, so the text
+    sorts as the times do (the year padded by hand: glibc's ``%Y`` writes 999, not 0999)."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    m = moment.astimezone(timezone.utc)
+    return (
+        f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}Z"
+    )
 
 
 def from_iso(text: str) -> datetime:
