@@ -133,6 +133,14 @@ _SETTINGS = [
         maximum=16 * 1024 * 1024,
     ),
     Setting("search.limit", int, 10, "Results `search` prints by default.", 1, 10_000),
+    Setting(
+        "forget.query_max",
+        int,
+        10,
+        "Most memories `forget --query --yes` removes without --limit saying how many.",
+        0,
+        1_000_000,
+    ),
     Setting("pack.budget", int, 1000, "Token budget of `pack` by default.", 1, 10_000_000),
     Setting(
         "pack.tokenizer",

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from zeromem_cli import validation, writes
 from zeromem_cli.config import SETTINGS
-from zeromem_cli.errors import InvalidInputError, StoreError
+from zeromem_cli.errors import InvalidInputError, NotFoundError, StoreError
 from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope, WriteResult
 from zeromem_cli.pack import DEFAULT_POOL
 from zeromem_cli.search import BM25_WEIGHTS, DEFAULT_RANKING, Ranking, run_fts_search, run_search
@@ -35,6 +35,17 @@ if TYPE_CHECKING:
     from zeromem_cli.keys import Key
     from zeromem_cli.pack.format import ContentOf
     from zeromem_cli.pack.select import PackResult, Weights
+
+
+# A uid prefix needs this many hex digits (fewer would read as a typo more often than a
+# reference); an ambiguous one reports how many matched, counting up to UID_PREFIX_COUNT - 1.
+UID_PREFIX_MIN = 4
+UID_PREFIX_COUNT = 101
+
+
+def _is_id(ref: int | str) -> bool:
+    """A number is an id (what `list` shows); anything else names a uid."""
+    return isinstance(ref, int) or (isinstance(ref, str) and ref.strip().isdigit())
 
 
 class MemoryStore:
@@ -140,6 +151,47 @@ class MemoryStore:
         return db.transaction(self._conn, self.path)
 
     # -- reads --------------------------------------------------------------------------------
+
+    def resolve(self, ref: int | str) -> int:
+        """The id of the memory ``ref`` names in this scope: an id (a number), a uid, or a
+        unique prefix of one (at least ``UID_PREFIX_MIN`` hex digits; dashes optional), in any
+        state (the command then decides whether a forgotten one counts). A number is an id
+        when a memory of the scope has that id, else a uid prefix if it can be one (``83025``
+        of ``83025c4b-...``). ``InvalidInputError`` for a value that is neither;
+        ``NotFoundError`` when no memory, or several, match."""
+        if not _is_id(ref):
+            return self._by_uid(str(ref))
+        text = str(ref).strip()
+        if isinstance(ref, int) or len(text) < UID_PREFIX_MIN:
+            return validation.memory_id(ref)
+        number = int(text)
+        if 1 <= number <= validation.MAX_ID and db.read(
+            self._conn, self.path, lambda conn: memories.has_id(conn, self.scope, number)
+        ):
+            return number
+        try:
+            return self._by_uid(text)
+        except NotFoundError:
+            return validation.memory_id(ref)  # the command says "no memory #N"
+
+    def _by_uid(self, ref: str) -> int:
+        digits = ref.strip().lower().replace("-", "")
+        if not (UID_PREFIX_MIN <= len(digits) <= 32) or digits.strip("0123456789abcdef"):
+            raise InvalidInputError(
+                f"not a memory id or uid: {ref!r} (an id, a uid, or the first "
+                f"{UID_PREFIX_MIN}+ characters of one)"
+            )
+        ids = db.read(
+            self._conn,
+            self.path,
+            lambda conn: memories.ids_by_uid_prefix(conn, self.scope, digits, UID_PREFIX_COUNT),
+        )
+        if not ids:
+            raise NotFoundError(f"no memory with uid {ref} in this scope")
+        if len(ids) > 1:
+            many = f"{len(ids)}" if len(ids) < UID_PREFIX_COUNT else f"{UID_PREFIX_COUNT - 1}+"
+            raise NotFoundError(f"uid prefix {ref} matches {many} memories: give more of it")
+        return ids[0]
 
     def get(
         self, memory_id: int, *, include_deleted: bool = False, include_expired: bool = False

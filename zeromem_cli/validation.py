@@ -56,6 +56,16 @@ def clean_meta(meta: dict[str, Any] | None) -> str:
     return require_utf8(text, "meta")
 
 
+def memory_id(value: int | str) -> int:
+    """A memory id: a positive integer SQLite can hold (given as a number or its digits)."""
+    number = value if isinstance(value, int) and not isinstance(value, bool) else None
+    if isinstance(value, str) and value.strip().isdigit():
+        number = int(value)
+    if number is None or not 1 <= number <= MAX_ID:
+        raise InvalidInputError(f"not a memory id: {value!r}")
+    return number
+
+
 def check_limit(limit: int) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidInputError(f"limit must be a positive integer, not {limit!r}")

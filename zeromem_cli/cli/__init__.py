@@ -26,6 +26,9 @@ EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+# The reader of stdout went away (`zeromem list | head -1`): what a shell reports for a
+# process that SIGPIPE ended, 128 + 13, as `yes | head -1` gives; no message.
+EXIT_BROKEN_PIPE = 141
 
 
 # The order commands appear in --help: the everyday ones first, whatever the import order.
@@ -65,7 +68,7 @@ COMMAND_MODULES = {
     "list": "memories",
     "update": "memories",
     "history": "memories",
-    "restore": "memories",
+    "restore": "lifecycle",
     "search": "search",
     "pack": "pack",
     "forget": "lifecycle",
@@ -138,9 +141,12 @@ class ZeromemGroup(TyperGroup):
                 standalone_mode=False,
                 **extra,
             )
+            sys.stdout.flush()  # a reader that left shows here, not at interpreter exit
         except NoArgsIsHelpError as exc:
-            print(exc.format_message())
-            code = EXIT_OK
+            # `zeromem` alone: the help, as a usage error (stderr, exit 2), Click's convention
+            # for a group called without a command; `zeromem --help` prints it to stdout, 0.
+            print(exc.format_message(), file=sys.stderr)
+            code = EXIT_USAGE
         except UsageError as exc:
             hint = f"; see '{exc.ctx.command_path} --help'" if exc.ctx is not None else ""
             text = _without_secrets(exc.format_message(), sys.argv[1:] if args is None else args)
@@ -158,11 +164,13 @@ class ZeromemGroup(TyperGroup):
         except (typer.Abort, KeyboardInterrupt, EOFError):
             render.error("interrupted")
             code = EXIT_INTERRUPTED
+        except SystemExit as exc:
+            # Click meets a broken pipe itself and exits 1; the cause is its context.
+            if not isinstance(exc.__context__, BrokenPipeError):
+                raise
+            code = _broken_pipe()
         except BrokenPipeError:
-            # The reader went away (`zeromem list | head`): stop quietly, no traceback.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            code = EXIT_ERROR
+            code = _broken_pipe()
         except OSError as exc:  # the environment (a full disk, a read-only folder): its cause
             if os.environ.get("ZEROMEM_DEBUG"):
                 raise
@@ -181,6 +189,14 @@ class ZeromemGroup(TyperGroup):
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+def _broken_pipe() -> int:
+    """The reader went away (`zeromem list | head`): stop quietly, no traceback; what is still
+    buffered goes to /dev/null, so the flush at exit cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_BROKEN_PIPE
 
 
 def _without_secrets(text: str, args: Any) -> str:

@@ -79,6 +79,8 @@ FormatOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
+# --json of a command without an output --format (add, update, gc, stats, config, path).
+JsonResultOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
 
 if TYPE_CHECKING:

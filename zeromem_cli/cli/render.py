@@ -141,6 +141,24 @@ def _escape(cells: list[str]) -> list[Any]:
     return [Text(c) for c in cells]
 
 
+def changed(action: str, ids: Sequence[int], **extra: Any) -> None:
+    """What a command that changes memories did, for scripts (``--json``): the action, how
+    many and which ids (forget, purge, restore)."""
+    print(dumps({"action": action, "count": len(ids), "ids": list(ids), **extra}))
+
+
+def preview(items: Sequence[Memory], most: int, what: str) -> None:
+    """What a bulk action selected (``what``: "selected 12 memories") and its first ``most``
+    memories, one line each, on stderr, before it asks."""
+    message(f"{what}:")
+    for m in items[:most]:
+        text = _one_line(shown(m.content))
+        cut = text if len(text) <= 70 else text[:69] + "…"
+        message(f"  #{m.id} [{shown(m.category)}] {cut}")
+    if len(items) > most:
+        message(f"  ... and {len(items) - most} more (--dry-run lists them all)")
+
+
 def memory(item: Memory, fmt: OutputFormat) -> None:
     """One memory (show, add --json, update)."""
     if fmt in (OutputFormat.json, OutputFormat.jsonl):
@@ -285,9 +303,14 @@ def trash(items: Sequence[Memory], fmt: OutputFormat) -> None:
 
 
 def snippet(text: str) -> None:
-    """Exactly ``text`` on stdout (pack: every character was counted against the budget)."""
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    """Exactly ``text`` on stdout (pack: every character was counted against the budget).
+    Written in pieces: a reader that leaves (``| head -1``) is then noticed at the next one
+    even where one huge write() to a pipe reports success."""
+    for start in range(0, len(text), 65536):
+        sys.stdout.write(text[start : start + 65536])
+        sys.stdout.flush()
+    if not text:
+        sys.stdout.flush()
 
 
 def pack_stats(result: Any) -> None:
