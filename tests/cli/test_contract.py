@@ -249,3 +249,28 @@ def test_json_reports_are_one_json_document(cli: Run) -> None:
         result = cli(*args)
         assert result.exit_code == 0
         json.loads(result.stdout)
+
+
+# -- text that starts with "-" ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args", [["add", "-5 degrees in Harbin"], ["add", "-5"], ["search", "-3.5% growth"]]
+)
+def test_text_that_starts_with_a_dash_says_to_put_double_dash_first(
+    cli: Run, args: list[str]
+) -> None:
+    result = cli(*args)
+    assert result.exit_code == 2
+    command = args[0]
+    assert result.stderr.strip().endswith(
+        f"text that starts with '-' goes after '--': zeromem {command} [OPTIONS] -- TEXT"
+    )
+    assert len(result.stderr.splitlines()) == 1
+    done = cli(args[0], "--", args[1])
+    assert done.exit_code == 0, done.stderr
+
+
+def test_an_unknown_real_option_still_points_at_help(cli: Run) -> None:
+    result = cli("add", "text", "--colour")
+    assert result.exit_code == 2 and "see 'zeromem add --help'" in result.stderr

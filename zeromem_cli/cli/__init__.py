@@ -12,11 +12,12 @@ too, but then every call pays for it).
 """
 
 import os
+import re
 import sys
 from typing import Any
 
 import typer
-from typer._click.exceptions import NoArgsIsHelpError, UsageError
+from typer._click.exceptions import NoArgsIsHelpError, NoSuchOption, UsageError
 from typer.core import TyperGroup
 
 from zeromem_cli.cli import render
@@ -148,8 +149,12 @@ class ZeromemGroup(TyperGroup):
             print(exc.format_message(), file=sys.stderr)
             code = EXIT_USAGE
         except UsageError as exc:
+            argv = sys.argv[1:] if args is None else args
             hint = f"; see '{exc.ctx.command_path} --help'" if exc.ctx is not None else ""
-            text = _without_secrets(exc.format_message(), sys.argv[1:] if args is None else args)
+            if isinstance(exc, NoSuchOption) and _is_dash_text(exc.option_name, argv):
+                where = exc.ctx.command_path if exc.ctx is not None else "zeromem COMMAND"
+                hint = f"; text that starts with '-' goes after '--': {where} [OPTIONS] -- TEXT"
+            text = _without_secrets(exc.format_message(), argv)
             render.error(text.rstrip(".") + hint)
             code = EXIT_USAGE
         except ZeromemError as exc:
@@ -189,6 +194,18 @@ class ZeromemGroup(TyperGroup):
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+def _is_dash_text(option: str, args: Any) -> bool:
+    """The "option" Click did not know is the start of text (``add "-5 degrees in Harbin"``:
+    Click reads ``-5``): an argument beginning with it holds a space, or it is a number."""
+    for arg in (str(a) for a in args or ()):
+        if arg.startswith(option) and (" " in arg.strip() or _NUMBER.fullmatch(arg)):
+            return True
+    return False
+
+
+_NUMBER = re.compile(r"-[0-9][0-9.,:]*%?")
 
 
 def _broken_pipe() -> int:
