@@ -239,12 +239,15 @@ def _notice(text: str) -> None:
 
 
 def read_text_argument(text: str) -> str:
-    """TEXT as given, or all of stdin when TEXT is ``-``; stdin must be valid UTF-8."""
+    """TEXT as given, or all of stdin when TEXT is ``-``; stdin must be valid UTF-8 (a
+    leading BOM is dropped, as import drops it). On a terminal, stderr says it is waiting."""
     if text != "-":
         return text
+    if sys.stdin.isatty():
+        print("zeromem: reading from stdin, Ctrl-D to end", file=sys.stderr, flush=True)
     data = sys.stdin.buffer.read()
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InvalidInputError(
             f"stdin is not valid UTF-8 (byte {exc.start}); nothing was stored"

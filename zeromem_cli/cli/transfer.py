@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, NoReturn, Optional
 
 import typer
 
@@ -216,12 +216,15 @@ def import_(
     from zeromem_cli.transfer.read import detect_format, parse
 
     refuse_all_scopes_with_scope(all_scopes, where)
-    name, text = _read_input(source)
-    chosen = fmt.value if fmt is not None else memory_files.detect(name, text)
-    chosen = chosen or detect_format(name, text)
-    plan = None
-    if chosen in memory_files.MEMORY_FILE_FORMATS:
-        plan = memory_files.read(chosen, None if str(source) == "-" else source, text)
+    try:
+        name, text = _read_input(source)
+        chosen = fmt.value if fmt is not None else memory_files.detect(name, text)
+        chosen = chosen or detect_format(name, text)
+        plan = None
+        if chosen in memory_files.MEMORY_FILE_FORMATS:
+            plan = memory_files.read(chosen, None if str(source) == "-" else source, text)
+    except KeyboardInterrupt:
+        _interrupted()
     with where.open() as store, _progress_bar("importing") as progress:
         try:
             report = import_records(
@@ -234,6 +237,8 @@ def import_(
                 progress=progress,
                 allow_secret=allow_secret,
             )
+        except KeyboardInterrupt:  # the one transaction was rolled back
+            _interrupted()
         except InvalidRecordsError as exc:
             _print_errors(exc.errors)
             count = len(exc.errors)
@@ -249,6 +254,12 @@ def import_(
         summary.update(memory_files.plan_summary(plan, report.invalid, dry_run))
         render_info.memory_file_plan(summary, as_json)
     render_info.import_report(summary, as_json)
+
+
+def _interrupted() -> NoReturn:
+    """Ctrl-C while reading or importing: the import is one transaction, so nothing is in."""
+    render.error("interrupted: nothing was imported")
+    raise typer.Exit(130)
 
 
 MAX_ERRORS_SHOWN = 20
