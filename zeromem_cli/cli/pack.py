@@ -152,6 +152,8 @@ def pack(
             result.tokens,
             enabled=config.get("log.enabled"),
         )
+    for note in result.notes:
+        render.warning(f"pack: {note}")
     if explain:
         render.pack_explain(result)
     if stats or explain:
