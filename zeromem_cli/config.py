@@ -132,6 +132,17 @@ _SETTINGS = [
         minimum=1,
         maximum=16 * 1024 * 1024,
     ),
+    Setting(
+        "add.max_tags", int, 50, "Most tags one memory may have (add, update, import).", 1, 10_000
+    ),
+    Setting(
+        "add.max_tag_chars",
+        int,
+        100,
+        "Longest tag accepted, in characters (at most 200).",
+        1,
+        200,
+    ),
     Setting("search.limit", int, 10, "Results `search` prints by default.", 1, 10_000),
     Setting(
         "forget.query_max",

@@ -68,6 +68,8 @@ class MemoryStore:
         key: str | Key | None = None,
         key_file: str | Path | None = None,
         read_only: bool | Literal["auto"] = False,
+        max_tags: int = validation.DEFAULT_MAX_TAGS,
+        max_tag_chars: int = validation.DEFAULT_MAX_TAG_CHARS,
     ) -> None:
         """``notice`` (e.g. print to stderr) is told before a long one-time job on opening: a
         schema upgrade or a search-index rebuild of a large store after an upgrade.
@@ -80,7 +82,10 @@ class MemoryStore:
         ``"auto"`` (commands that only read) does so only when this process cannot write the
         file or its folder (read-only media, a chmod-ed file), and opens it as usual
         otherwise; ``writable`` says which it got (a plain SQLite file: an encrypted one
-        opens as usual)."""
+        opens as usual).
+
+        ``max_tags`` / ``max_tag_chars`` cap the tags a write (add, update, import) may give a
+        memory: more, or a longer one, is ``InvalidInputError``."""
         if path is None:
             from zeromem_cli.paths import default_db_path
 
@@ -89,6 +94,8 @@ class MemoryStore:
         self.scope = Scope(user, agent, session)
         self.clock: Clock = clock or utcnow
         self.max_content_bytes = max_content_bytes
+        self.max_tags = max_tags
+        self.max_tag_chars = max_tag_chars
         if read_only == "auto":
             read_only = not db.can_write(self.path)
         self.writable = not read_only
@@ -474,6 +481,7 @@ class MemoryStore:
             self.scope.session if session is UNSET else session,
         )
         given = writes.content_fields(content, self.max_content_bytes)
+        self._check_tags(tags)
         given.update(
             writes.fields(
                 key=key,
@@ -525,6 +533,7 @@ class MemoryStore:
         ``allow_secret``.
         """
         new = {} if content is None else writes.content_fields(content, self.max_content_bytes)
+        self._check_tags(tags)
         new.update(
             writes.fields(
                 category=category, tags=tags, key=key, importance=importance, pinned=pinned
@@ -542,6 +551,11 @@ class MemoryStore:
             writes.refuse_secrets({**new, "meta": validation.clean_meta(meta) if meta else None})
         with self.transaction() as conn:
             return writes.update(conn, self.scope, self.now(), memory_id, new, meta)
+
+    def _check_tags(self, tags: Iterable[str] | None) -> None:
+        if tags is not None:
+            cleaned = validation.clean_tags(tags)
+            validation.check_tags(cleaned, self.max_tags, self.max_tag_chars)
 
     def forget(self, *memory_ids: int) -> int:
         """Soft-delete memories (recoverable with ``restore``). All ids must exist, or none

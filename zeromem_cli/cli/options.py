@@ -131,6 +131,8 @@ class StoreOptions(FrozenRecord):
             agent=self.agent,
             session=self.session,
             max_content_bytes=settings().get("add.max_content_bytes"),
+            max_tags=settings().get("add.max_tags"),
+            max_tag_chars=settings().get("add.max_tag_chars"),
             notice=_notice,
             key_file=self.key_file,
             read_only="auto" if reading else False,

@@ -87,6 +87,8 @@ class Where(NamedTuple):
             agent=where.agent,
             session=where.session,
             max_content_bytes=config.get("add.max_content_bytes"),
+            max_tags=config.get("add.max_tags"),
+            max_tag_chars=config.get("add.max_tag_chars"),
         )
 
 

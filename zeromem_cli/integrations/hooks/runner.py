@@ -173,6 +173,8 @@ def _run(
         session=where.session,
         max_content_bytes=config.get("add.max_content_bytes"),
         key_file=where.key_file,
+        max_tags=config.get("add.max_tags"),
+        max_tag_chars=config.get("add.max_tag_chars"),
     )
     with store:
         if capturing:
