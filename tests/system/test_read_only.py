@@ -53,6 +53,8 @@ def read_only(tmp_path: Path):  # type: ignore[no-untyped-def]
 
     def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
         argv = [*ZEROMEM, *args, "--db", str(db)]
+        if args[0] == "hook":  # the hook fast path takes --db after its two words
+            argv = [*ZEROMEM, *args[:3], "--db", str(db), *args[3:]]
         env = dict(os.environ, ZEROMEM_LOG_ENABLED="true")
         if root:
             return subprocess.run(
@@ -100,6 +102,24 @@ def test_pack_skips_its_access_record_and_says_so_once_with_v(read_only) -> None
     assert "no access recorded" in verbose.stderr
     with MemoryStore(read_only.db) as store:
         assert all(m.access_count == 0 for m in store.list())
+
+
+def test_a_prompt_hook_injects_from_a_read_only_database(read_only) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    body = json.dumps(
+        {
+            "session_id": "ro-session",
+            "transcript_path": "/nonexistent/transcript.jsonl",
+            "cwd": "/",
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "which staging database do we use?",
+        }
+    )
+    done = read_only("hook", "claude-code", "user-prompt", stdin=body)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "db-2.internal" in context
 
 
 def test_writes_on_a_read_only_database_name_the_cause(read_only) -> None:  # type: ignore[no-untyped-def]

@@ -175,6 +175,7 @@ def _run(
         key_file=where.key_file,
         max_tags=config.get("add.max_tags"),
         max_tag_chars=config.get("add.max_tag_chars"),
+        read_only=False if capturing else "auto",  # injecting only reads: read-only media too
     )
     with store:
         if capturing:
