@@ -62,6 +62,8 @@ def test_restore_undoes_an_over_broad_forget_with_the_same_selectors(cli: Run) -
     assert len(as_json(cli("list", "--json"))) == 3
     cli("forget", "--all", "--yes")
     assert as_json(cli("restore", "--query", "Bob tea", "--json"))["ids"] == [1]
+    none = cli("restore", "--category", "nope")
+    assert (none.exit_code, none.stdout, none.stderr) == (0, "", "nothing to restore\n")
     assert cli("restore").exit_code == 2  # nothing selected: say what to restore
     assert "say what to restore" in cli("restore").stderr
 

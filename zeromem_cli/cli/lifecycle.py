@@ -250,6 +250,9 @@ def restore(
     if as_json:
         render.changed("restored", ids)
         return
+    if not ids:
+        render.message("nothing to restore")
+        return
     render.message(f"restored #{ids[0]}" if len(ids) == 1 else f"restored {_plural(len(ids))}")
     for memory_id in ids:
         print(memory_id)
