@@ -422,7 +422,7 @@ INITS["pack.select.Candidate"] = _init_Candidate
 
 
 def _init_PackResult(  # type: ignore[no-untyped-def]
-    self, text, tokens, budget, tokenizer, format, memories, candidates
+    self, text, tokens, budget, tokenizer, format, memories, candidates, notes
 ):
     self.text = text
     self.tokens = tokens
@@ -431,6 +431,7 @@ def _init_PackResult(  # type: ignore[no-untyped-def]
     self.format = format
     self.memories = [] if memories is FACTORY else memories
     self.candidates = [] if candidates is FACTORY else candidates
+    self.notes = [] if notes is FACTORY else notes
 
 
 INITS["pack.select.PackResult"] = _init_PackResult

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from functools import cache
+from typing import Any
 
-from zeromem_cli.models import Filters, Scope
+from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.plain import FrozenRecord
 from zeromem_cli.storage import candidates as storage
 from zeromem_cli.storage.candidates import BM25_WEIGHTS
@@ -36,6 +37,7 @@ from zeromem_cli.text.query import (
     ParsedQuery,
     Term,
     expand_terms,
+    parse_query,
 )
 from zeromem_cli.text.spelling import spelling_variants
 from zeromem_cli.times import from_iso
@@ -269,7 +271,7 @@ class _WordTest:
                 self.tests.append((forms, frozenset((word, _crude_stem(word), *spellings))))
         self.needs_tokens = any(whole for _, whole in self.tests)
 
-    def __call__(self, row: sqlite3.Row) -> list[bool]:
+    def __call__(self, row: sqlite3.Row | Mapping[str, Any]) -> list[bool]:
         text = " " + fold(
             " ".join((row["content"], row["tags"], row["category"], row["key"] or ""))
         )
@@ -287,6 +289,30 @@ class _WordTest:
             hit or any(needle in text for needle in needles)
             for hit, (needles, _) in zip(found, self.tests, strict=True)
         ]
+
+
+def holding_every_word(query: str, items: Sequence[Memory]) -> list[Memory]:
+    """The memories among ``items`` whose text, tags, category or key hold every word of
+    ``query`` (its content words; all its words when each is a stop word), in the forms
+    ``present`` accepts. What ``forget --query`` and ``restore --query`` act on."""
+    words = list(parse_query(query).words)
+    if not words:
+        return []
+    test = _WordTest(words)
+    return [
+        m
+        for m in items
+        if all(
+            test(
+                {
+                    "content": m.content,
+                    "tags": " ".join(m.tags),
+                    "category": m.category,
+                    "key": m.key,
+                }
+            )
+        )
+    ]
 
 
 def _coverage(words: list[str], rows: list[sqlite3.Row]) -> list[float]:

@@ -15,11 +15,11 @@ from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from zeromem_cli import validation, writes
 from zeromem_cli.config import SETTINGS
-from zeromem_cli.errors import InvalidInputError, StoreError
+from zeromem_cli.errors import InvalidInputError, NotFoundError, StoreError
 from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope, WriteResult
 from zeromem_cli.pack import DEFAULT_POOL
 from zeromem_cli.search import BM25_WEIGHTS, DEFAULT_RANKING, Ranking, run_fts_search, run_search
@@ -35,6 +35,17 @@ if TYPE_CHECKING:
     from zeromem_cli.keys import Key
     from zeromem_cli.pack.format import ContentOf
     from zeromem_cli.pack.select import PackResult, Weights
+
+
+# A uid prefix needs this many hex digits (fewer would read as a typo more often than a
+# reference); an ambiguous one reports how many matched, counting up to UID_PREFIX_COUNT - 1.
+UID_PREFIX_MIN = 4
+UID_PREFIX_COUNT = 101
+
+
+def _is_id(ref: int | str) -> bool:
+    """A number is an id (what `list` shows); anything else names a uid."""
+    return isinstance(ref, int) or (isinstance(ref, str) and ref.strip().isdigit())
 
 
 class MemoryStore:
@@ -60,12 +71,25 @@ class MemoryStore:
         notice: Callable[[str], None] | None = None,
         key: str | Key | None = None,
         key_file: str | Path | None = None,
+        read_only: bool | Literal["auto"] = False,
+        max_tags: int = validation.DEFAULT_MAX_TAGS,
+        max_tag_chars: int = validation.DEFAULT_MAX_TAG_CHARS,
     ) -> None:
         """``notice`` (e.g. print to stderr) is told before a long one-time job on opening: a
         schema upgrade or a search-index rebuild of a large store after an upgrade.
 
         ``key`` / ``key_file`` open an encrypted store (or create a new one encrypted); without
-        them ``ZEROMEM_KEY_FILE``, ``ZEROMEM_KEY`` and the OS keyring are tried (``keys``)."""
+        them ``ZEROMEM_KEY_FILE``, ``ZEROMEM_KEY`` and the OS keyring are tried (``keys``).
+
+        ``read_only=True`` opens an existing database for reading only (SQLite ``mode=ro``):
+        every write raises ``StoreError``, and a database that needs an upgrade is refused.
+        ``"auto"`` (commands that only read) does so only when this process cannot write the
+        file or its folder (read-only media, a chmod-ed file), and opens it as usual
+        otherwise; ``writable`` says which it got (a plain SQLite file: an encrypted one
+        opens as usual).
+
+        ``max_tags`` / ``max_tag_chars`` cap the tags a write (add, update, import) may give a
+        memory: more, or a longer one, is ``InvalidInputError``."""
         if path is None:
             from zeromem_cli.paths import default_db_path
 
@@ -74,12 +98,20 @@ class MemoryStore:
         self.scope = Scope(user, agent, session, project, isolate=isolate)
         self.clock: Clock = clock or utcnow
         self.max_content_bytes = max_content_bytes
-        self._conn = db.connect(self.path, _resolve_key(key, key_file))
+        self.max_tags = max_tags
+        self.max_tag_chars = max_tag_chars
+        if read_only == "auto":
+            read_only = not db.can_write(self.path)
+        self.writable = not read_only
+        self._conn = db.connect(self.path, _resolve_key(key, key_file), read_only=bool(read_only))
         try:
-            # Opening races other processes creating or checkpointing the same file:
-            # retried while SQLite reports busy without waiting (see db.retry_busy).
-            db.retry_busy(lambda: migrations.migrate(self._conn, notice))
-            db.retry_busy(lambda: fts.ensure_index_version(self._conn, self.path, notice))
+            if read_only:
+                db.retry_busy(lambda: migrations.check_current(self._conn, self.path))
+            else:
+                # Opening races other processes creating or checkpointing the same file:
+                # retried while SQLite reports busy without waiting (see db.retry_busy).
+                db.retry_busy(lambda: migrations.migrate(self._conn, notice))
+                db.retry_busy(lambda: fts.ensure_index_version(self._conn, self.path, notice))
         except db.ERRORS as exc:
             self._conn.close()
             raise db.map_error(exc, self.path) from None
@@ -138,6 +170,47 @@ class MemoryStore:
         return db.transaction(self._conn, self.path)
 
     # -- reads --------------------------------------------------------------------------------
+
+    def resolve(self, ref: int | str) -> int:
+        """The id of the memory ``ref`` names in this scope: an id (a number), a uid, or a
+        unique prefix of one (at least ``UID_PREFIX_MIN`` hex digits; dashes optional), in any
+        state (the command then decides whether a forgotten one counts). A number is an id
+        when a memory of the scope has that id, else a uid prefix if it can be one (``83025``
+        of ``83025c4b-...``). ``InvalidInputError`` for a value that is neither;
+        ``NotFoundError`` when no memory, or several, match."""
+        if not _is_id(ref):
+            return self._by_uid(str(ref))
+        text = str(ref).strip()
+        if isinstance(ref, int) or len(text) < UID_PREFIX_MIN:
+            return validation.memory_id(ref)
+        number = int(text)
+        if 1 <= number <= validation.MAX_ID and db.read(
+            self._conn, self.path, lambda conn: memories.has_id(conn, self.scope, number)
+        ):
+            return number
+        try:
+            return self._by_uid(text)
+        except NotFoundError:
+            return validation.memory_id(ref)  # the command says "no memory #N"
+
+    def _by_uid(self, ref: str) -> int:
+        digits = ref.strip().lower().replace("-", "")
+        if not (UID_PREFIX_MIN <= len(digits) <= 32) or digits.strip("0123456789abcdef"):
+            raise InvalidInputError(
+                f"not a memory id or uid: {ref!r} (an id, a uid, or the first "
+                f"{UID_PREFIX_MIN}+ characters of one)"
+            )
+        ids = db.read(
+            self._conn,
+            self.path,
+            lambda conn: memories.ids_by_uid_prefix(conn, self.scope, digits, UID_PREFIX_COUNT),
+        )
+        if not ids:
+            raise NotFoundError(f"no memory with uid {ref} in this scope")
+        if len(ids) > 1:
+            many = f"{len(ids)}" if len(ids) < UID_PREFIX_COUNT else f"{UID_PREFIX_COUNT - 1}+"
+            raise NotFoundError(f"uid prefix {ref} matches {many} memories: give more of it")
+        return ids[0]
 
     def get(
         self, memory_id: int, *, include_deleted: bool = False, include_expired: bool = False
@@ -242,7 +315,7 @@ class MemoryStore:
         """The most relevant memories that fit a token budget, formatted for an LLM prompt.
 
         See ``zeromem_cli.pack.select.pack`` for the options; ``touch`` records an access of
-        every packed memory (``record_access``).
+        every packed memory (``record_access``), except in a read-only store.
         """
         from zeromem_cli.pack.select import pack
 
@@ -270,7 +343,7 @@ class MemoryStore:
                 as_of=as_of,
             ),
         )
-        if touch and result.memories:
+        if touch and result.memories and self.writable:
             self.record_access(m.id for m in result.memories)
         return result
 
@@ -428,6 +501,7 @@ class MemoryStore:
             isolate=self.scope.isolate,
         )
         given = writes.content_fields(content, self.max_content_bytes)
+        self._check_tags(tags)
         given.update(
             writes.fields(
                 key=key,
@@ -479,6 +553,7 @@ class MemoryStore:
         ``allow_secret``.
         """
         new = {} if content is None else writes.content_fields(content, self.max_content_bytes)
+        self._check_tags(tags)
         new.update(
             writes.fields(
                 category=category, tags=tags, key=key, importance=importance, pinned=pinned
@@ -496,6 +571,11 @@ class MemoryStore:
             writes.refuse_secrets({**new, "meta": validation.clean_meta(meta) if meta else None})
         with self.transaction() as conn:
             return writes.update(conn, self.scope, self.now(), memory_id, new, meta)
+
+    def _check_tags(self, tags: Iterable[str] | None) -> None:
+        if tags is not None:
+            cleaned = validation.clean_tags(tags)
+            validation.check_tags(cleaned, self.max_tags, self.max_tag_chars)
 
     def forget(self, *memory_ids: int) -> int:
         """Soft-delete memories (recoverable with ``restore``). All ids must exist, or none

@@ -329,9 +329,17 @@ def test_usage_errors_are_one_line_exit_2(cli: Run) -> None:
     assert "╭" not in result.stderr
 
 
-def test_no_arguments_prints_help(cli: Run) -> None:
+def test_no_arguments_is_a_usage_error_with_the_help_on_stderr(cli: Run) -> None:
+    """Click's convention for a group called without a command: usage on stderr, exit 2
+    (a script that forgot its command must not read success); --help is still 0 on stdout."""
     result = cli(db=False)
-    assert result.exit_code == 0 and "Commands" in result.stdout
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "Commands" in result.stderr and "Usage:" in result.stderr
+    config = cli("config", db=False)
+    assert config.exit_code == 2 and config.stdout == "" and "Usage:" in config.stderr
+    asked = cli("--help", db=False)
+    assert asked.exit_code == 0 and "Commands" in asked.stdout and asked.stderr == ""
 
 
 def test_version(cli: Run) -> None:

@@ -58,7 +58,8 @@ def test_precedence_flags_env_file_default(cli: Run, monkeypatch: pytest.MonkeyP
     assert hits() == 4  # file
     monkeypatch.setenv("ZEROMEM_SEARCH_LIMIT", "6")
     assert hits() == 6  # environment over file
-    assert as_json(cli("config", "list", "--json", db=False))[3]["source"] == "env"
+    listed = {e["key"]: e for e in as_json(cli("config", "list", "--json", db=False))}
+    assert listed["search.limit"]["source"] == "env"
     assert hits("--limit", "2") == 2  # flag over everything
     # The same for a default used by add.
     cli("config", "set", "add.default_category", "note", db=False)

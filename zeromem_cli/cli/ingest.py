@@ -13,7 +13,6 @@ import typer
 
 from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
-    JsonOption,
     StoreOptions,
     read_text_argument,
     settings,
@@ -68,7 +67,7 @@ def ingest(
     ] = False,
     roles: Annotated[str, typer.Option("--roles", help="Roles to mine, comma-separated.")] = "user",
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", "-n", help="Show what would be stored or forgotten.")
+        bool, typer.Option("--dry-run", help="Show what would be stored or forgotten.")
     ] = False,
     category: Annotated[
         Optional[str], typer.Option("--category", "-c", help="Category for every memory.")
@@ -90,7 +89,14 @@ def ingest(
         bool, typer.Option("--all", help="With --rules: include disabled rules.")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary line.")] = False,
-    as_json: JsonOption = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print every item and what was done with it as JSON (--format is the "
+            "input's format).",
+        ),
+    ] = False,
 ) -> None:
     """Extract memories from a conversation or tool output by rules (zero tokens).
 

@@ -99,6 +99,8 @@ FormatOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
+# --json of a command without an output --format (add, update, gc, stats, config, path).
+JsonResultOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
 
 if TYPE_CHECKING:
@@ -141,9 +143,10 @@ class StoreOptions(FrozenRecord):
         ``--project``)."""
         return bool(self.user or self.agent or self.session or self.project)
 
-    def open(self) -> "MemoryStore":
+    def open(self, *, reading: bool = False) -> "MemoryStore":
         """Open the store for this invocation (the core is imported here, not at start-up,
-        to keep --help fast)."""
+        to keep --help fast). ``reading``: the command only reads, so a database this
+        process cannot write opens read-only instead of failing (``read_only="auto"``)."""
         from zeromem_cli.projects import resolve_project
         from zeromem_cli.store import MemoryStore
 
@@ -157,8 +160,11 @@ class StoreOptions(FrozenRecord):
             project=resolve_project(self.project),
             isolate=config.get("scope.isolate_sessions") if isolate is None else isolate,
             max_content_bytes=config.get("add.max_content_bytes"),
+            max_tags=config.get("add.max_tags"),
+            max_tag_chars=config.get("add.max_tag_chars"),
             notice=_notice,
             key_file=self.key_file,
+            read_only="auto" if reading else False,
         )
 
 
@@ -266,12 +272,15 @@ def _notice(text: str) -> None:
 
 
 def read_text_argument(text: str) -> str:
-    """TEXT as given, or all of stdin when TEXT is ``-``; stdin must be valid UTF-8."""
+    """TEXT as given, or all of stdin when TEXT is ``-``; stdin must be valid UTF-8 (a
+    leading BOM is dropped, as import drops it). On a terminal, stderr says it is waiting."""
     if text != "-":
         return text
+    if sys.stdin.isatty():
+        print("zeromem: reading from stdin, Ctrl-D to end", file=sys.stderr, flush=True)
     data = sys.stdin.buffer.read()
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InvalidInputError(
             f"stdin is not valid UTF-8 (byte {exc.start}); nothing was stored"

@@ -130,7 +130,7 @@ def pack(
 
     config = settings()
     text = read_text_argument(query) if query is not None else None
-    with where.open() as store:
+    with where.open(reading=True) as store:
         filters = filters_from_flags(store, category=category, tags=tag, since=since, until=until)
         result = store.pack(
             text,
@@ -153,8 +153,12 @@ def pack(
             result.tokens,
             enabled=config.get("log.enabled"),
         )
+    for note in result.notes:
+        render.warning(f"pack: {note}")
     if explain:
         render.pack_explain(result)
     if stats or explain:
         render.pack_stats(result)
+        if not store.writable and not no_touch and result.memories:
+            render.message("pack: the database is read-only: no access recorded")
     render.snippet(result.text)

@@ -102,6 +102,8 @@ class Where(NamedTuple):
             project=resolve_project(where.project),
             isolate=isolate,
             max_content_bytes=config.get("add.max_content_bytes"),
+            max_tags=config.get("add.max_tags"),
+            max_tag_chars=config.get("add.max_tag_chars"),
         )
 
 

@@ -136,6 +136,7 @@ class PackResult(Record):
     format: str
     memories: list[Memory] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what a person should be told (stderr)
 
     @property
     def considered(self) -> int:
@@ -459,6 +460,15 @@ def pack(
         content_of = plain_content if reveal else masked_content
     formatter = Formatter(format, header, cached_content(content_of), mask_labels=not reveal)
     counter = get_tokenizer(tokenizer)
+    notes: list[str] = []
+    if formatter.header is not None:
+        alone = counter.count(formatter.head() + formatter.tail())
+        if alone > budget:  # the memories are what was asked for: pack them without it
+            notes.append(
+                f"the header takes {alone} tokens, more than the budget of {budget}: "
+                "packed without it"
+            )
+            formatter = Formatter(format, None, formatter.content_of, mask_labels=not reveal)
     weights = weights or Weights()
     filters = filters or Filters()
     relevance: dict[int, float] = {}
@@ -512,4 +522,5 @@ def pack(
         format=formatter.fmt,
         memories=[c.memory for c in chosen],
         candidates=candidates,
+        notes=notes,
     )

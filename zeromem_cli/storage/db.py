@@ -125,13 +125,46 @@ def _create_private(path: Path) -> None:
         raise StoreError(f"cannot create database {path}: {exc.strerror or exc}") from None
 
 
-def connect(path: Path, key: Key | None = None, *, ask_keyring: bool = True) -> sqlite3.Connection:
+def can_write(path: Path) -> bool:
+    """Whether this process can write the database as SQLite needs in WAL mode: the file, and
+    its folder (the ``-wal`` and ``-shm`` files are created beside it). A missing file counts
+    as writable: it is created, or its creation fails with its own message."""
+    path = path.expanduser()
+    if not path.exists():
+        return True
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
+def _read_only_uri(path: Path) -> str:
+    """The URI of a read-only connection (``mode=ro``).
+
+    ``immutable=1`` is added only when neither the file nor its folder can be written and no
+    ``-wal`` file exists: read-only media, a snapshot. A WAL-mode database needs its ``-shm``
+    file even to read, and in such a folder no one can create it, so SQLite must be told
+    that the file cannot change (no locks, no shared memory). Were a ``-wal`` there, it would
+    hold committed pages that an immutable open ignores, and a writable file or folder means
+    another process may still write it while we read: in both cases plain ``mode=ro`` is the
+    honest open.
+    """
+    query = "mode=ro"
+    wal = path.with_name(path.name + "-wal")
+    if not os.access(path, os.W_OK) and not os.access(path.parent, os.W_OK) and not wal.exists():
+        query += "&immutable=1"
+    return f"{path.resolve().as_uri()}?{query}"
+
+
+def connect(
+    path: Path, key: Key | None = None, *, ask_keyring: bool = True, read_only: bool = False
+) -> sqlite3.Connection:
     """An autocommit connection (we issue BEGIN ourselves) with WAL, busy timeout and FKs on.
 
     ``key`` (``keys.configured()``) opens an encrypted store or creates a new one encrypted;
     an encrypted store without it takes the OS keyring's key (when ``ask_keyring``). A plain
     store given a key is refused, never encrypted behind the user's back (``zeromem encrypt``
-    does that, on purpose)."""
+    does that, on purpose).
+
+    ``read_only``: open an existing plain file ``mode=ro`` (see ``_read_only_uri``); every
+    write on it fails as SQLite's "readonly database". (An encrypted store opens as usual.)"""
     path = path.expanduser()
     state = store_state(path)
     if state == "plain" and key is not None:
@@ -146,6 +179,8 @@ def connect(path: Path, key: Key | None = None, *, ask_keyring: bool = True) -> 
     if state == "encrypted" and key is None:
         raise StoreError(f"cannot open {path}: {ENCRYPTED_HINT}")
     if state == "new":
+        if read_only:
+            raise StoreError(f"no database at {path}")
         _create_private(path)
     if key is not None:
         from zeromem_cli.storage import cipher
@@ -159,25 +194,30 @@ def connect(path: Path, key: Key | None = None, *, ask_keyring: bool = True) -> 
         return conn
     try:
         conn = sqlite3.connect(
-            str(path),
+            _read_only_uri(path) if read_only else str(path),
             timeout=BUSY_TIMEOUT_SECONDS,
             isolation_level=None,
             check_same_thread=False,
+            uri=read_only,
         )
     except ERRORS as exc:
         raise StoreError(f"cannot open database {path}: {exc}") from None
     conn.row_factory = sqlite3.Row
     try:
-        retry_busy(lambda: _setup(conn))
+        retry_busy(lambda: _setup(conn, read_only))
     except ERRORS as exc:
         conn.close()
+        if not read_only and not can_write(path):  # WAL could not make its -shm file
+            raise StoreError(
+                f"cannot write {path}: the database or its folder is read-only"
+            ) from None
         raise map_error(exc, path) from None
     return conn
 
 
-def _setup(conn: sqlite3.Connection) -> None:
+def _setup(conn: sqlite3.Connection, read_only: bool = False) -> None:
     mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-    if mode != "wal":
+    if mode != "wal" and not read_only:  # a read-only file keeps the journal mode it has
         conn.execute("PRAGMA journal_mode=WAL")
     # FULL: a committed memory survives power loss too, not only a crashed process.
     conn.execute("PRAGMA synchronous=FULL")

@@ -235,6 +235,31 @@ def neighbours(
     return found[0], found[1]
 
 
+def has_id(conn: sqlite3.Connection, scope: Scope, memory_id: int) -> bool:
+    """Whether a memory of ``scope`` (any state) has this id."""
+    row = conn.execute(
+        f"SELECT 1 FROM memories m WHERE m.id = :id AND {scope_sql(scope)}",
+        {"id": memory_id, **scope_params(scope)},
+    ).fetchone()
+    return row is not None
+
+
+def ids_by_uid_prefix(
+    conn: sqlite3.Connection, scope: Scope, hex_prefix: str, limit: int
+) -> list[int]:
+    """Ids of the memories of ``scope`` (any state) whose uid starts with ``hex_prefix``
+    (lower-case hex digits, no dashes), at most ``limit``: a range of the uid index, since a
+    stored uid is its 16 bytes. A uid kept as text (never a UUID) matches only in full."""
+    low = bytes.fromhex(hex_prefix.ljust(32, "0"))
+    high = bytes.fromhex(hex_prefix.ljust(32, "f"))
+    rows = conn.execute(
+        f"SELECT m.id FROM memories m WHERE (m.uid BETWEEN :low AND :high OR m.uid = :text) "
+        f"AND {scope_sql(scope)} ORDER BY m.id LIMIT :limit",
+        {"low": low, "high": high, "text": hex_prefix, "limit": limit, **scope_params(scope)},
+    ).fetchall()
+    return [int(r["id"]) for r in rows]
+
+
 def live_by_key(conn: sqlite3.Connection, scope: Scope, key: str) -> Row | None:
     """The live memory of ``scope`` holding ``key`` (expired or not)."""
     row: Row | None = conn.execute(

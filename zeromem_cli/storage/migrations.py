@@ -237,6 +237,20 @@ def check_not_newer(version: int) -> None:
         )
 
 
+def check_current(conn: sqlite3.Connection, path: object) -> None:
+    """A read-only open: the schema and the search index must already be this version's,
+    since neither can be upgraded without writing."""
+    from zeromem_cli.storage.fts import INDEX_VERSION, index_version
+
+    version = schema_version(conn)
+    check_not_newer(version)
+    if version < LATEST_VERSION or index_version(conn) != INDEX_VERSION:
+        raise SchemaError(
+            f"{path} is read-only and was written by an older zeromem: open it once where it "
+            "can be written, to upgrade it"
+        )
+
+
 # A one-time job on at least this many memories is announced (``notice``): on 1M memories an
 # upgrade takes tens of seconds, which must not look like a hang.
 NOTICE_MIN_MEMORIES = 10_000

@@ -10,6 +10,7 @@ records are to be skipped. The other direction is ``transfer.export``.
 from __future__ import annotations
 
 import gc
+import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -24,6 +25,7 @@ from zeromem_cli.storage.uids import uid_from_db
 from zeromem_cli.text.normalize import index_text, index_text_of_normalized
 from zeromem_cli.times import to_iso
 from zeromem_cli.transfer.read import ImportRecord, RecordError, parse, validate_record
+from zeromem_cli.validation import tag_limit_error
 from zeromem_cli.writes import clean_content
 
 if TYPE_CHECKING:
@@ -286,19 +288,22 @@ def _import_records(
     def clean(content: str) -> str:
         return clean_content(content, max_bytes)
 
+    tag_caps = (store.max_tags, store.max_tag_chars)
     for done, (where, item) in enumerate(raw, start=1):
         try:
-            validated.append(
-                validate_record(
-                    item,
-                    where,
-                    clean=clean,
-                    scope=scope,
-                    now=now,
-                    allow_secret=allow_secret,
-                    own_projects=own_projects,
-                )
+            record = validate_record(
+                item,
+                where,
+                clean=clean,
+                scope=scope,
+                now=now,
+                allow_secret=allow_secret,
+                own_projects=own_projects,
             )
+            tags = record.values["tags"]
+            if tags != "[]" and (problem := tag_limit_error(json.loads(tags), *tag_caps)):
+                raise RecordError(where, "tags", problem)
+            validated.append(record)
         except RecordError as exc:
             report.invalid.append(exc)
         if progress is not None and done % 1000 == 0:

@@ -153,12 +153,19 @@ def _describe(exc: BaseException) -> str:
 
 
 def _open(
-    opener: type[MemoryStore], path: Path, where: Where, payload: HookInput, config: Any
+    opener: type[MemoryStore],
+    path: Path,
+    where: Where,
+    payload: HookInput,
+    config: Any,
+    *,
+    read_only: bool = False,
 ) -> MemoryStore:
     """The store in the hook's scope: the user (and agent) given, and the project (``auto``
     unless given: the repository of the harness session's ``cwd``), reading every earlier
     session of both unless isolated. Injection adds the user's project-less memories
-    (``pack(inherit=True)``): never another project's."""
+    (``pack(inherit=True)``): never another project's. ``read_only``: the run only injects,
+    so a database on read-only media opens read-only."""
     from zeromem_cli.projects import AUTO, resolve_project
 
     isolate = config.get("scope.isolate_sessions") if where.isolate is None else where.isolate
@@ -170,7 +177,10 @@ def _open(
         project=resolve_project(where.project or AUTO, payload.cwd or None),
         isolate=isolate,
         max_content_bytes=config.get("add.max_content_bytes"),
+        max_tags=config.get("add.max_tags"),
+        max_tag_chars=config.get("add.max_tag_chars"),
         key_file=where.key_file,
+        read_only="auto" if read_only else False,
     )
 
 
@@ -209,7 +219,7 @@ def _run(
         if not db_path.exists():  # a hook that only reads never creates a database
             raise StoreError(f"no database at {db_path} yet: nothing to inject")
     state = SessionState.load(harness.name, payload.session_id, str(db_path.resolve()))
-    store = _open(MemoryStore, db_path, where, payload, config)
+    store = _open(MemoryStore, db_path, where, payload, config, read_only=not capturing)
     with store:
         if capturing:
             from zeromem_cli.integrations.hooks.capture import capture, session_lock
