@@ -472,6 +472,8 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     variants,
     all_words_first,
     coverage_chars,
+    session,
+    session_decay,
 ):
     _set(self, "coverage", coverage)
     _set(self, "date", date)
@@ -484,6 +486,8 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     _set(self, "variants", variants)
     _set(self, "all_words_first", all_words_first)
     _set(self, "coverage_chars", coverage_chars)
+    _set(self, "session", session)
+    _set(self, "session_decay", session_decay)
 
 
 INITS["search.Ranking"] = _init_Ranking

@@ -9,8 +9,10 @@
 2. Those candidates are re-scored in Python: BM25 times factors for a date the query names
    ("in May 2023", "last week" -> memories created then, x2) and, gently, importance, pinned
    and recency; plus a bonus for holding more of the query's words (all of them: + the best
-   candidate's score). Every factor was measured (``python -m benchmarks.retrieval
-   --ablation``). None can lift a memory that does not match the query.
+   candidate's score). Then session evidence: a turn of a session that matches the question
+   less well than the best session loses up to ``Ranking.session`` of its score. Every
+   factor was measured (``python -m benchmarks.retrieval --ablation``). None can lift a memory
+   that does not match the query.
 
 The score (higher is better) is what ``Memory.score`` carries and what ``--min-score`` tests.
 """
@@ -66,6 +68,12 @@ class Ranking(FrozenRecord):
     # gets it in proportion (a 5,000-word answer holds every word of most questions without
     # being about them; a 10-word turn holding them all is).
     coverage_chars: float = COVERAGE_CHARS
+    # Session evidence (``_session_evidence``): how much a turn's score follows the strength of
+    # the session it was written in, beside the best session's (0: not at all). Chosen on the
+    # tuning halves of LoCoMo (each session its own) and LongMemEval_S dev, 0.3-1.0 tried
+    # (``python -m benchmarks.retrieval --per-session``).
+    session: float = 0.7
+    session_decay: float = 0.5  # each further turn of a session adds this much less to it
 
 
 DEFAULT_RANKING = Ranking()
@@ -158,10 +166,50 @@ def _rescored(
         )
         for row, score, share in zip(rows, base, coverage, strict=True)
     ]
+    if ranking.session > 0:
+        scored = _session_evidence(scored, ranking.session, ranking.session_decay)
     scored.sort(key=lambda pair: (-pair[1], -pair[0]["id"]))
     if filters.min_score is not None:
         scored = [pair for pair in scored if pair[1] >= filters.min_score]
     return scored[:limit]
+
+
+def _session_evidence(
+    scored: list[tuple[sqlite3.Row, float]], weight: float, decay: float
+) -> list[tuple[sqlite3.Row, float]]:
+    """Turns of the sessions that match the question best keep their score; turns of weaker
+    sessions lose up to ``weight`` of theirs.
+
+    A session (a memory's origin: its agent and session) is a conversation, and the one that
+    answers a question usually matches it in several turns, where a stray turn of another
+    conversation matches one word. A session's strength is its candidates' scores, best first,
+    each ``decay`` times less than the one before; a turn's score is multiplied by ``1 - weight
+    * (1 - its session's strength / the best session's)``. Memories written outside a session
+    are facts, not turns: they keep their score. So does every turn when the candidates come
+    from one session (a single conversation orders as before).
+    """
+    strength: dict[tuple[str, str], float] = {}
+    count: dict[tuple[str, str], int] = {}
+    for row, score in sorted(scored, key=lambda pair: -pair[1]):
+        if not row["session"]:
+            continue
+        origin = (row["agent"], row["session"])
+        seen = count.get(origin, 0)
+        strength[origin] = strength.get(origin, 0.0) + max(score, 0.0) * decay**seen
+        count[origin] = seen + 1
+    if len(strength) < 2:
+        return scored
+    best = max(strength.values())
+    if best <= 0:
+        return scored
+    return [
+        (
+            (row, score * (1.0 - weight * (1.0 - strength[(row["agent"], row["session"])] / best)))
+            if row["session"]
+            else (row, score)
+        )
+        for row, score in scored
+    ]
 
 
 # Queries of 2 to this many words try the all-words pass first; longer ones (a pasted paragraph)
