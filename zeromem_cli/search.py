@@ -38,6 +38,7 @@ from zeromem_cli.text.query import (
     ParsedQuery,
     Term,
     expand_terms,
+    quote,
 )
 from zeromem_cli.text.spelling import spelling_variants
 from zeromem_cli.times import from_iso
@@ -96,13 +97,14 @@ def run_search(
     ("last week", "yesterday") and recency are reckoned from it; which memories are visible
     (expiry) is still decided by ``now``. sqlite3 errors propagate for the store to map.
     """
-    match = query.match(prefix=ranking.prefix, variants=ranking.variants)
+    apart = _split_pairs(conn, query, limit)
+    match = query.match(prefix=ranking.prefix, variants=ranking.variants, apart=apart)
     if not match or not match.strip():
         return []
     candidates = _candidates(limit, ranking)
     ranked: list[tuple[sqlite3.Row, float]] = []
-    every_word = _all_words_match(query, ranking) if ranking.all_words_first else None
-    groups = _word_terms(query, ranking)
+    every_word = _all_words_match(query, ranking, apart) if ranking.all_words_first else None
+    groups = _word_terms(query, ranking, apart)
     if every_word is not None and storage.holds_at_least(
         conn, dict.fromkeys((every_word.exact, every_word.match)), candidates
     ):
@@ -134,6 +136,18 @@ def run_fts_search(
     storage.check_expression(expression)
     ranked = storage.ranked(conn, scope, now, expression, filters, _candidates(limit, ranking))
     return _rescored(ranked, now, ranking, None, [], filters, limit)
+
+
+def _split_pairs(conn: sqlite3.Connection, query: ParsedQuery, limit: int) -> tuple[str, ...]:
+    """The two-character CJK words of ``query`` whose bigram matches fewer than ``limit``
+    memories: those are also searched with their characters apart (开会 in 开季度会议). A word
+    that fills the page as written is not: the fallback's NEAR query costs, and is needed
+    only where the word as written finds too little."""
+    return tuple(
+        pair
+        for pair in query.pairs
+        if storage.count_matches(conn, quote(pair), max(limit, 1)) < limit
+    )
 
 
 def _candidates(limit: int, ranking: Ranking) -> int:
@@ -217,13 +231,16 @@ def _session_evidence(
 ALL_WORDS_MAX = 6
 
 
-def _word_terms(query: ParsedQuery, ranking: Ranking) -> list[list[Term]]:
+def _word_terms(
+    query: ParsedQuery, ranking: Ranking, apart: tuple[str, ...] = ()
+) -> list[list[Term]]:
     """The search terms of each word of ``query``, word by word: those ``ParsedQuery.match``
     ORs, cut where it cuts a runaway query (``MAX_TERMS``)."""
     groups: list[list[Term]] = []
     room = MAX_TERMS
     for word in query.words:
-        terms = expand_terms([word], prefix=ranking.prefix, variants=ranking.variants)[:room]
+        every = expand_terms([word], prefix=ranking.prefix, variants=ranking.variants, apart=apart)
+        terms = every[:room]
         if not terms:
             break
         groups.append(terms)
@@ -240,7 +257,9 @@ class _EveryWord(FrozenRecord):
     exact: str
 
 
-def _all_words_match(query: ParsedQuery, ranking: Ranking) -> _EveryWord | None:
+def _all_words_match(
+    query: ParsedQuery, ranking: Ranking, apart: tuple[str, ...] = ()
+) -> _EveryWord | None:
     """The expressions matching memories that hold every word of ``query``, with the same
     phrases as ``ParsedQuery.match`` so BM25 scores are identical; None for one word or many.
 
@@ -252,7 +271,8 @@ def _all_words_match(query: ParsedQuery, ranking: Ranking) -> _EveryWord | None:
     if not 2 <= len(words) <= ALL_WORDS_MAX:
         return None
     per_word = [
-        expand_terms([word], prefix=ranking.prefix, variants=ranking.variants) for word in words
+        expand_terms([word], prefix=ranking.prefix, variants=ranking.variants, apart=apart)
+        for word in words
     ]
     return _EveryWord(
         " AND ".join(f"({any_of(terms, exact=False)})" for terms in per_word),
