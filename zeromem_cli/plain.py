@@ -473,7 +473,6 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     all_words_first,
     coverage_chars,
     session,
-    session_decay,
 ):
     _set(self, "coverage", coverage)
     _set(self, "date", date)
@@ -487,7 +486,6 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     _set(self, "all_words_first", all_words_first)
     _set(self, "coverage_chars", coverage_chars)
     _set(self, "session", session)
-    _set(self, "session_decay", session_decay)
 
 
 INITS["search.Ranking"] = _init_Ranking

@@ -24,6 +24,7 @@ import sqlite3
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import cache
+from operator import or_
 
 from zeromem_cli.models import Filters, Scope
 from zeromem_cli.plain import FrozenRecord
@@ -69,12 +70,11 @@ class Ranking(FrozenRecord):
     # gets it in proportion (a 5,000-word answer holds every word of most questions without
     # being about them; a 10-word turn holding them all is).
     coverage_chars: float = COVERAGE_CHARS
-    # Session evidence (``_session_evidence``): how much a turn's score follows the strength of
-    # the session it was written in, beside the best session's (0: not at all). Chosen on the
-    # tuning halves of LoCoMo (each session its own) and LongMemEval_S dev, 0.3-1.0 tried
-    # (``python -m benchmarks.retrieval --per-session``).
-    session: float = 0.7
-    session_decay: float = 0.5  # each further turn of a session adds this much less to it
+    # Session evidence (``_session_evidence``): how much a turn's score follows how much of the
+    # query its session holds, beside the best session (0: not at all). Chosen on the tuning
+    # halves of LoCoMo (each session its own) and LongMemEval_S dev, with the other session
+    # strengths tried (``python -m benchmarks.retrieval --per-session``).
+    session: float = 0.5
 
 
 DEFAULT_RANKING = Ranking()
@@ -115,7 +115,7 @@ def run_search(
         ranked = storage.ranked(conn, scope, now, match, filters, candidates, words=groups)
     asked = as_of or now
     hint = date_hint(query.text, asked)
-    words = list(query.content) if ranking.coverage else []
+    words = list(query.content) if ranking.coverage or ranking.session else []
     return _rescored(ranked, asked, ranking, hint, words, filters, limit)
 
 
@@ -166,7 +166,8 @@ def _rescored(
     """Stage 2: the candidates re-scored, best first, the first ``limit`` kept."""
     rows = [row for row, _ in ranked]
     in_period = hint.test if hint is not None else None
-    coverage = _coverage(words, rows)
+    found = _found(words, rows)
+    coverage = [sum(held) / len(held) if held else 0.0 for held in found]
     base = [_score(row, rank, now, ranking, in_period) for row, rank in ranked]
     # Coverage is added on the scale of the best candidate: holding the whole query is worth
     # ``ranking.coverage`` times the top score, whatever the query's BM25 magnitude.
@@ -180,8 +181,8 @@ def _rescored(
         )
         for row, score, share in zip(rows, base, coverage, strict=True)
     ]
-    if ranking.session > 0:
-        scored = _session_evidence(scored, ranking.session, ranking.session_decay)
+    if ranking.session > 0 and words:
+        scored = _session_evidence(scored, found, ranking.session)
     scored.sort(key=lambda pair: (-pair[1], -pair[0]["id"]))
     if filters.min_score is not None:
         scored = [pair for pair in scored if pair[1] >= filters.min_score]
@@ -189,36 +190,35 @@ def _rescored(
 
 
 def _session_evidence(
-    scored: list[tuple[sqlite3.Row, float]], weight: float, decay: float
+    scored: list[tuple[sqlite3.Row, float]], found: list[list[bool]], weight: float
 ) -> list[tuple[sqlite3.Row, float]]:
-    """Turns of the sessions that match the question best keep their score; turns of weaker
-    sessions lose up to ``weight`` of theirs.
+    """Turns of the session holding most of the query keep their score; turns of sessions
+    holding less of it lose up to ``weight`` of theirs.
 
     A session (a memory's origin: its agent and session) is a conversation, and the one that
-    answers a question usually matches it in several turns, where a stray turn of another
-    conversation matches one word. A session's strength is its candidates' scores, best first,
-    each ``decay`` times less than the one before; a turn's score is multiplied by ``1 - weight
-    * (1 - its session's strength / the best session's)``. Memories written outside a session
-    are facts, not turns: they keep their score. So does every turn when the candidates come
-    from one session (a single conversation orders as before).
+    answers a question usually holds all its words across a few turns, where a stray turn of
+    another conversation holds one. ``found``: per candidate, which query words it holds
+    (``_found``); a session's share is that of the words any of its candidates holds, and a
+    turn's score is multiplied by ``1 - weight * (1 - its session's share / the best
+    session's)``. Memories written outside a session are facts, not turns: they keep their
+    score. So does every turn when the candidates come from one session (a single
+    conversation orders as before).
     """
-    strength: dict[tuple[str, str], float] = {}
-    count: dict[tuple[str, str], int] = {}
-    for row, score in sorted(scored, key=lambda pair: -pair[1]):
-        if not row["session"]:
-            continue
-        origin = (row["agent"], row["session"])
-        seen = count.get(origin, 0)
-        strength[origin] = strength.get(origin, 0.0) + max(score, 0.0) * decay**seen
-        count[origin] = seen + 1
-    if len(strength) < 2:
+    held: dict[tuple[str, str], list[bool]] = {}
+    for (row, _), words in zip(scored, found, strict=True):
+        if row["session"]:
+            origin = (row["agent"], row["session"])
+            before = held.get(origin)
+            held[origin] = list(words) if before is None else [*map(or_, before, words)]
+    if len(held) < 2:
         return scored
-    best = max(strength.values())
+    share = {origin: sum(words) / len(words) for origin, words in held.items()}
+    best = max(share.values())
     if best <= 0:
         return scored
     return [
         (
-            (row, score * (1.0 - weight * (1.0 - strength[(row["agent"], row["session"])] / best)))
+            (row, score * (1.0 - weight * (1.0 - share[(row["agent"], row["session"])] / best)))
             if row["session"]
             else (row, score)
         )
@@ -357,16 +357,17 @@ class _WordTest:
         ]
 
 
-def _coverage(words: list[str], rows: list[sqlite3.Row]) -> list[float]:
-    """For each candidate, the share of the query words it holds.
+def _found(words: list[str], rows: list[sqlite3.Row]) -> list[list[bool]]:
+    """For each candidate, which query words it holds (``present``).
 
-    BM25 adds up term scores, so one very rare word can outweigh three ordinary ones; this
-    factor makes a memory holding more of the question rank above one holding less.
+    BM25 adds up term scores, so one very rare word can outweigh three ordinary ones: the
+    share of the question a memory holds (the coverage bonus) makes a memory holding more of
+    it rank above one holding less, and the share its session holds is session evidence.
     """
     if not words or not rows:
-        return [0.0] * len(rows)
+        return [[] for _ in rows]
     test = _WordTest(words)
-    return [sum(test(row)) / len(words) for row in rows]
+    return [test(row) for row in rows]
 
 
 # -- dates named in a query -------------------------------------------------------------------
