@@ -492,12 +492,15 @@ INITS["search.Ranking"] = _init_Ranking
 
 
 def _init__DatePatterns(  # type: ignore[no-untyped-def]
-    self, month_date, year, iso_date, relative
+    self, month_date, year, iso_date, relative, ago, past, weekday
 ):
     _set(self, "month_date", month_date)
     _set(self, "year", year)
     _set(self, "iso_date", iso_date)
     _set(self, "relative", relative)
+    _set(self, "ago", ago)
+    _set(self, "past", past)
+    _set(self, "weekday", weekday)
 
 
 INITS["search._DatePatterns"] = _init__DatePatterns

@@ -31,7 +31,7 @@ from zeromem_cli.plain import FrozenRecord
 from zeromem_cli.storage import candidates as storage
 from zeromem_cli.storage.candidates import BM25_WEIGHTS
 from zeromem_cli.storage.window import any_of
-from zeromem_cli.text.lexicon import IRREGULAR_FORMS, MONTHS
+from zeromem_cli.text.lexicon import IRREGULAR_FORMS, MONTHS, NUMBER_WORDS, WEEKDAYS
 from zeromem_cli.text.normalize import fold, latin_words, normalize, simplified
 from zeromem_cli.text.query import (
     MAX_TERMS,
@@ -390,7 +390,14 @@ _RELATIVE = {
 # A query names a date only if it holds a digit or one of these words: most queries skip the
 # patterns below, which compile on first use: compiling them is a visible part of a cold
 # search (``python -m benchmarks.speed --only cold``).
-_DATE_WORDS = frozenset(MONTHS) | {"today", "yesterday", "week", "month", "year"}
+_DATE_WORDS = (
+    frozenset(MONTHS)
+    | frozenset(WEEKDAYS)
+    | {"today", "yesterday", "week", "month", "year", "weeks", "months", "years", "days", "ago"}
+)
+# Days in each unit of "N units ago" / "the past N units".
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+_COUNT = "|".join(sorted(map(re.escape, NUMBER_WORDS), key=len, reverse=True)) + r"|\d{1,3}"
 
 
 class _DatePatterns(FrozenRecord):
@@ -398,6 +405,9 @@ class _DatePatterns(FrozenRecord):
     year: re.Pattern[str]
     iso_date: re.Pattern[str]
     relative: re.Pattern[str]
+    ago: re.Pattern[str]
+    past: re.Pattern[str]
+    weekday: re.Pattern[str]
 
 
 @cache
@@ -412,6 +422,16 @@ def _date_patterns() -> _DatePatterns:
         year=re.compile(r"\b(?:19|20)\d\d\b"),
         iso_date=re.compile(r"\b((?:19|20)\d\d)-(\d\d)(?:-(\d\d))?\b"),
         relative=re.compile(r"\b(" + "|".join(_RELATIVE) + r")\b", re.IGNORECASE),
+        # "two weeks ago", "a few days ago", "3 months ago"
+        ago=re.compile(
+            rf"\b(?P<count>{_COUNT})\s+(?P<unit>day|week|month|year)s?\s+ago\b", re.IGNORECASE
+        ),
+        # "the past three months", "in the last 10 days", "over the past few weeks"
+        past=re.compile(
+            rf"\b(?:past|last)\s+(?P<count>{_COUNT})\s+(?P<unit>day|week|month|year)s?\b",
+            re.IGNORECASE,
+        ),
+        weekday=re.compile(r"\blast\s+(?P<day>" + "|".join(WEEKDAYS) + r")\b", re.IGNORECASE),
     )
 
 
@@ -419,6 +439,35 @@ def _may_name_a_date(text: str) -> bool:
     if any(char.isdigit() for char in text):
         return True
     return not _DATE_WORDS.isdisjoint(word.casefold() for word in latin_words(text))
+
+
+def _count(text: str) -> int:
+    return int(text) if text.isdigit() else NUMBER_WORDS[" ".join(text.lower().split())]
+
+
+def _counted_spans(
+    patterns: _DatePatterns, text: str, now: datetime, covered: list[tuple[int, int]]
+) -> list[tuple[str, str]]:
+    """[start, end) ISO dates for "N units ago" (that moment, give or take a quarter of it:
+    people round), "the past N units" (from then until now) and "last Saturday" (the latest
+    Saturday before today). Each match is added to ``covered``."""
+    spans: list[tuple[datetime, datetime]] = []
+    for found in patterns.ago.finditer(text):
+        back = _count(found.group("count")) * _UNIT_DAYS[found.group("unit").lower()]
+        slack = max(1.0, back / 4)
+        spans.append((now - timedelta(days=back + slack), now - timedelta(days=back - slack)))
+        covered.append(found.span())
+    for found in patterns.past.finditer(text):
+        back = _count(found.group("count")) * _UNIT_DAYS[found.group("unit").lower()]
+        spans.append((now - timedelta(days=back), now + timedelta(days=1)))
+        covered.append(found.span())
+    for found in patterns.weekday.finditer(text):
+        today = now.date()
+        back = (today.weekday() - WEEKDAYS.index(found.group("day").lower())) % 7 or 7
+        day = datetime.combine(today - timedelta(days=back), datetime.min.time(), now.tzinfo)
+        spans.append((day, day + timedelta(days=1)))
+        covered.append(found.span())
+    return [(start.date().isoformat(), end.date().isoformat()) for start, end in spans]
 
 
 class DateHint(FrozenRecord):
@@ -431,7 +480,8 @@ def date_hint(query: str, now: datetime) -> DateHint | None:
     """The periods a query names ("was this memory created then?"), or None if it names none.
 
     Understands month names with an optional day and year ("May 2023", "7 May", "in August"),
-    bare years ("2022"), ISO dates and a few relative periods ("yesterday", "last week").
+    bare years ("2022"), ISO dates, a few relative periods ("yesterday", "last week") and
+    counted ones: "two weeks ago", "the past three months", "last Saturday".
     """
     text = normalize(query)
     if not _may_name_a_date(text):
@@ -464,7 +514,10 @@ def date_hint(query: str, now: datetime) -> DateHint | None:
         if not any(a <= found.start() < b for a, b in covered):
             prefixes.append(found.group(0))
             covered.append(found.span())
+    spans += _counted_spans(patterns, text, now, covered)
     for found in patterns.relative.finditer(text):
+        if any(a <= found.start() < b for a, b in covered):
+            continue
         covered.append(found.span())
         back, length = _RELATIVE[found.group(1).lower()]
         start = (now - timedelta(days=back)).date()
