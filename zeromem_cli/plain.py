@@ -474,6 +474,7 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     variants,
     all_words_first,
     coverage_chars,
+    session,
 ):
     _set(self, "coverage", coverage)
     _set(self, "date", date)
@@ -486,18 +487,22 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     _set(self, "variants", variants)
     _set(self, "all_words_first", all_words_first)
     _set(self, "coverage_chars", coverage_chars)
+    _set(self, "session", session)
 
 
 INITS["search.Ranking"] = _init_Ranking
 
 
 def _init__DatePatterns(  # type: ignore[no-untyped-def]
-    self, month_date, year, iso_date, relative
+    self, month_date, year, iso_date, relative, ago, past, weekday
 ):
     _set(self, "month_date", month_date)
     _set(self, "year", year)
     _set(self, "iso_date", iso_date)
     _set(self, "relative", relative)
+    _set(self, "ago", ago)
+    _set(self, "past", past)
+    _set(self, "weekday", weekday)
 
 
 INITS["search._DatePatterns"] = _init__DatePatterns

@@ -179,3 +179,18 @@ def test_inherit_packs_an_isolated_session_with_its_agent_and_user_memories(
         "The weekly report is due Friday at 17:00",
         "Alice: can you draft the weekly report?",
     }  # never Bob's, nor another session's
+
+
+def test_a_long_neighbour_borrows_in_proportion(db_path: Path) -> None:
+    # A budget fills by tokens: an essay next to the best hit must not borrow as much as the
+    # short turn on its other side, or it takes the room of the turns that answer.
+    essay = "Assistant: " + "Here is a long and general overview of travel planning. " * 50
+    with MemoryStore(db_path, session="chat-1") as store:
+        short = store.write(TURNS[0], created_at=START).memory.id
+        store.write(TURNS[1], created_at=START + timedelta(minutes=1))
+        long = store.write(essay, created_at=START + timedelta(minutes=2)).memory.id
+    with MemoryStore(db_path, session="chat-1", clock=lambda: START + timedelta(days=1)) as store:
+        result = store.pack("How was the waterfall in Oregon?", budget=2000, touch=False)
+        lent = {c.memory.id: c.context for c in result.candidates}
+    assert lent[short] > 0
+    assert lent[long] < lent[short] * 300 / len(essay) * 1.01
