@@ -6,9 +6,11 @@ turn Recall@k of the ``has_answer`` turns; session hit@k (sessions ranked by the
 turn, a question found when any answer session is in the top k); pack evidence recall at a
 token budget. The plain baseline is built in the same run from the same texts.
 
-``per_session=False`` stores every haystack session in one session scope ("haystack"), as
-the issue measured; ``per_session=True`` stores each under its own session id and asks from a
-new session of the same user (needs the cross-session scope model).
+By default (``per_session=True``, issue 19's targets) each haystack session is stored under its
+own session id and the question is asked from a new session of the same user, which reads
+every earlier session (the scope model); the conversation context follows each hit's own
+session. ``per_session=False`` stores every haystack session in one session scope
+("haystack"), as the issue first measured.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ def _session_hits(sessions: list[str], wanted: set[str]) -> dict[int, float]:
 def evaluate(
     haystacks: Sequence[Haystack],
     *,
-    per_session: bool = False,
+    per_session: bool = True,
     tokenizer: str = "approx",
     rankings: dict[str, Ranking] | None = None,
 ) -> dict[str, dict[str, list[dict[str, float]]]]:

@@ -3,9 +3,11 @@
     python -m benchmarks.pack_recall            # full run (prints a table)
     python -m benchmarks.pack_recall --quick    # 40 questions, 300 memories: a smoke test
 
-1. LoCoMo (categories 1-4): each turn is one memory written with its session time; for every
-   question, ``pack(question, budget=B)`` and the share of its evidence turns in the snippet,
-   next to a recency baseline (the newest turns, same format and tokenizer, until full).
+1. LoCoMo (categories 1-4): each turn is one memory written with its session time, in its own
+   LoCoMo session (``--one-session``: the whole conversation in one; ``--no-session``: none);
+   for every question, asked from a new session of the same user, ``pack(question,
+   budget=B)`` and the share of its evidence turns in the snippet, next to a recency baseline
+   (the newest turns, same format and tokenizer, until full).
 2. p50 / p90 time of ``MemoryStore.pack`` in-process on a synthetic store of 100k memories
    (fixed seed; built once into benchmarks/.cache/).
 3. The approx tokenizer against o200k_base and cl100k_base on every LoCoMo turn and question
@@ -40,7 +42,9 @@ def index_conversation(
 ) -> tuple[MemoryStore, dict[int, str]]:
     """A store holding one memory per turn; returns it and memory id -> dia_id.
 
-    One conversation, one session: pack reads a session as a conversation (context.py).
+    A session is a conversation to pack (context.py): with ``per_session`` each turn is
+    written in its LoCoMo session (``D1``, ``D2``...) and the store asks from ``session``, a
+    new one; otherwise every turn is written in ``session`` itself.
     """
     last = max(t.when for t in conv.turns)
     store = MemoryStore(path, session=session, clock=lambda: last + timedelta(days=1))
@@ -247,6 +251,11 @@ def main(argv: list[str] | None = None) -> dict:
         help="store the turns outside a session (no conversation context)",
     )
     parser.add_argument(
+        "--one-session",
+        action="store_true",
+        help="each conversation in one session, questions asked from it (as first measured)",
+    )
+    parser.add_argument(
         "--budgets",
         default=",".join(map(str, BUDGETS)),
         help="comma-separated budgets (the hooks' default prompt budget is 300)",
@@ -254,7 +263,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument(
         "--per-session",
         action="store_true",
-        help="each LoCoMo session in its own session scope, questions from a new session",
+        help="each LoCoMo session its own session, questions from a new one (the default)",
     )
     parser.add_argument("--pool", type=int, default=None, help="search hits pack starts from")
     args = parser.parse_args(argv)
@@ -266,6 +275,7 @@ def main(argv: list[str] | None = None) -> dict:
     else:
         convs = convs[:1] if args.quick else convs
         session = None if args.no_session else "locomo"
+        per_session = not (args.no_session or args.one_session)
         recall = locomo_recall(
             convs,
             budgets,
@@ -273,13 +283,19 @@ def main(argv: list[str] | None = None) -> dict:
             40 if args.quick else 0,
             session,
             args.pool,
-            args.per_session,
+            per_session,
         )
         out["recall"] = recall
         print(
             f"LoCoMo evidence recall, categories 1-4, {recall['questions']} questions, "
             f"tokenizer {args.tokenizer}, "
-            + ("no session" if args.no_session else "one session per conversation")
+            + (
+                "no session"
+                if args.no_session
+                else "each session its own, asked from a new one"
+                if per_session
+                else "one session per conversation"
+            )
             + (f", pool {args.pool}" if args.pool else "")
         )
         print("budget   pack   plain  recency   | reference: bm25  recency")

@@ -56,18 +56,28 @@ def _fast(store: MemoryStore) -> MemoryStore:
 # -- LoCoMo ---------------------------------------------------------------------------------
 
 
-def build_locomo(conversations: Sequence[Conversation], workdir: Path) -> list[MemoryStore]:
-    """One fresh database per conversation, one memory per turn."""
+def build_locomo(
+    conversations: Sequence[Conversation], workdir: Path, per_session: bool = False
+) -> list[MemoryStore]:
+    """One fresh database per conversation, one memory per turn. ``per_session``: each LoCoMo
+    session written as its own session ("D1", "D2"...) and the questions asked from a new one,
+    as an agent storing each conversation would (the scope model reads them all)."""
     stores = []
     for number, conv in enumerate(conversations):
-        store = _fast(MemoryStore(workdir / f"locomo-{number}.db"))
-        for turn in conv.turns:
-            store.write(
-                turn.memory_text,
-                created_at=turn.when,
-                meta={"dia_id": turn.dia_id},
-                allow_duplicate=True,
-            )
+        path = workdir / f"locomo-{number}.db"
+        store = _fast(MemoryStore(path))
+        with store.transaction():
+            for turn in conv.turns:
+                store.write(
+                    turn.memory_text,
+                    created_at=turn.when,
+                    meta={"dia_id": turn.dia_id},
+                    allow_duplicate=True,
+                    session=turn.dia_id.split(":")[0] if per_session else None,
+                )
+        if per_session:
+            store.close()
+            store = _fast(MemoryStore(path, session="question"))
         stores.append(store)
     return stores
 
@@ -126,6 +136,7 @@ LOCOMO_TARGET_R10 = 0.72  # issue 19's floor, categories 1-4
 ABLATIONS = {
     "default": Ranking(),
     "no coverage factor": Ranking(coverage=0.0),
+    "no session evidence": Ranking(session=0.0),
     "no date factor": Ranking(date=0.0),
     "no verb variants": Ranking(variants=False),
     "no prefix variants": Ranking(prefix=False),
@@ -139,6 +150,7 @@ ABLATIONS = {
         importance=0.0,
         pinned=0.0,
         recency=0.0,
+        session=0.0,
         pool=0,
     ),
 }
@@ -340,8 +352,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--per-session",
+        dest="per_session",
         action="store_true",
-        help="LongMemEval: each haystack session in its own session scope, asked from a new one.",
+        default=True,
+        help="LoCoMo and LongMemEval: each session stored as its own session, the questions "
+        "asked from a new session of the same user (the default).",
+    )
+    parser.add_argument(
+        "--one-session",
+        dest="per_session",
+        action="store_false",
+        help="LoCoMo: no session; LongMemEval: every haystack session in one session scope, "
+        "as first measured.",
     )
     parser.add_argument(
         "--memories", type=int, default=None, help="Size of the speed DB (100000; quick: 2000)."
@@ -350,13 +372,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="zeromem-bench-") as tmp:
         workdir = Path(tmp)
         conversations = load_locomo()
-        print("LoCoMo: Recall@k of evidence turns (one memory per turn)")
+        print(
+            "LoCoMo: Recall@k of evidence turns (one memory per turn, "
+            + ("each session its own" if args.per_session else "no session")
+            + ")"
+        )
         if conversations is None:
             print("  skipped: locomo10.json not found under ../shared/datasets")
         else:
             if args.quick:
                 conversations = conversations[:1]
-            stores = build_locomo(conversations, workdir)
+            stores = build_locomo(conversations, workdir, args.per_session)
             try:
                 compared = locomo_compare(conversations, stores, 40 if args.quick else None)
                 print_locomo(compared["zeromem"], compared["plain"])
@@ -370,7 +396,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print()
         print(
             "LongMemEval_S dev: turn recall, session hit, pack recall at 1000 tokens, "
-            + ("each session in its own scope" if args.per_session else "one session scope")
+            + (
+                "each session its own, asked from a new one"
+                if args.per_session
+                else "one session scope"
+            )
         )
         haystacks = None if args.no_longmemeval else load_longmemeval()
         if haystacks is None:

@@ -13,7 +13,6 @@ settings).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -133,7 +132,26 @@ _SETTINGS = [
         minimum=1,
         maximum=16 * 1024 * 1024,
     ),
+    Setting(
+        "add.max_tags", int, 50, "Most tags one memory may have (add, update, import).", 1, 10_000
+    ),
+    Setting(
+        "add.max_tag_chars",
+        int,
+        100,
+        "Longest tag accepted, in characters (at most 200).",
+        1,
+        200,
+    ),
     Setting("search.limit", int, 10, "Results `search` prints by default.", 1, 10_000),
+    Setting(
+        "forget.query_max",
+        int,
+        10,
+        "Most memories `forget --query --yes` removes without --limit saying how many.",
+        0,
+        1_000_000,
+    ),
     Setting("pack.budget", int, 1000, "Token budget of `pack` by default.", 1, 10_000_000),
     Setting(
         "pack.tokenizer",
@@ -153,7 +171,14 @@ _SETTINGS = [
         "pack.inherit",
         bool,
         False,
-        "Pack also from the enclosing scopes (a session's user and agent memories).",
+        "Pack also from the scopes around this one (in a project: the user's own memories).",
+    ),
+    Setting(
+        "scope.isolate_sessions",
+        bool,
+        False,
+        "Read only the exact --agent/--session a memory was written in, not every session of "
+        "the user and project.",
     ),
     Setting(
         "pack.pinned_share",
@@ -403,17 +428,18 @@ class Config:
                 table = table.setdefault(part, {})
             table[name] = value
         nested.update(self.extra)
-        temporary = self.path.with_name(self.path.name + ".tmp")
+        from zeromem_cli.files import write_file
+
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as handle:
-                tomli_w.dump(nested, handle)
-            os.replace(temporary, self.path)
         except OSError as exc:  # read-only or full disk: the cause, not an internal error
-            with contextlib.suppress(OSError):
-                temporary.unlink(missing_ok=True)
             raise StoreError(f"cannot write config {self.path}: {exc.strerror or exc}") from None
+        try:
+            # A regular file is replaced atomically; a symlink's target is; a device or FIFO
+            # is written through (files.write_file).
+            write_file(self.path, lambda handle: handle.write(tomli_w.dumps(nested)))
+        except StoreError as exc:
+            raise StoreError(f"config: {exc}") from None
 
 
 def load_config(path: Path | None = None) -> Config:

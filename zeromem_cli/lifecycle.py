@@ -24,6 +24,7 @@ from typing import Any
 
 from zeromem_cli.errors import InvalidInputError, NotFoundError
 from zeromem_cli.models import Filters, Memory, Scope
+from zeromem_cli.search import holding_every_word
 from zeromem_cli.storage import bulk, fts
 from zeromem_cli.storage.db import mapped_errors
 from zeromem_cli.store import MemoryStore
@@ -51,13 +52,13 @@ class Selection:
     state: str = LIVE  # live, trash (soft-deleted only) or any
     limit: int | None = None  # with query: only the N best matches
 
-    def check(self) -> None:
+    def check(self, verb: str = "forget") -> None:
         has_criterion = bool(
             self.ids or self.key or self.query or self.category or self.tags or self.before
         )
         if not (has_criterion or self.everything):
             raise InvalidInputError(
-                "say what to forget: ids, --key, --query, --category, --tag, --before, or --all"
+                f"say what to {verb}: ids, --key, --query, --category, --tag, --before, or --all"
             )
         if self.limit is not None and self.query is None:
             raise InvalidInputError("--limit needs --query (it keeps the N best matches)")
@@ -65,11 +66,16 @@ class Selection:
             raise InvalidInputError(f"unknown selection state {self.state!r}")
 
 
-def select(store: MemoryStore, selection: Selection) -> list[Memory]:
+def select(store: MemoryStore, selection: Selection, verb: str = "forget") -> list[Memory]:
     """The memories ``selection`` picks in the store's scope (expired ones included): by rank
     when there is a query, otherwise oldest first. Explicit ids must all exist, in the selected
-    state, or NotFoundError names the missing ones."""
-    selection.check()
+    state, or NotFoundError names the missing ones.
+
+    A query selects only memories holding every one of its content words (``search``'s
+    forms of a word count: case, accents, stems, spellings; ``search.holding_every_word``),
+    not everything ``search`` finds: search ORs the words, which is right for finding and
+    wrong for deleting (``张伟的手机号`` would select every memory about 张伟)."""
+    selection.check(verb)
     ids = list(dict.fromkeys(selection.ids))
     for memory_id in ids:
         if isinstance(memory_id, bool) or not isinstance(memory_id, int) or memory_id < 1:
@@ -81,7 +87,7 @@ def select(store: MemoryStore, selection: Selection) -> list[Memory]:
             limit=sys.maxsize,
             filters=Filters(include_expired=True, include_deleted=True),
         )
-        ranked = [h.id for h in hits]
+        ranked = [h.id for h in holding_every_word(selection.query, hits)]
     with mapped_errors(store.path):
         memories = bulk.selected(
             store.connection,
@@ -106,6 +112,13 @@ def select(store: MemoryStore, selection: Selection) -> list[Memory]:
         if selection.limit is not None:
             memories = memories[: selection.limit]
     return memories
+
+
+def restore(store: MemoryStore, ids: Sequence[int]) -> list[Memory]:
+    """Bring the soft-deleted memories among ``ids`` back, in one transaction (a key now held
+    by a live memory refuses them all); the restored memories."""
+    with store.transaction():
+        return [store.restore(memory_id) for memory_id in dict.fromkeys(ids)]
 
 
 def forget(store: MemoryStore, ids: Sequence[int]) -> int:

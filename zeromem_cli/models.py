@@ -19,24 +19,57 @@ if TYPE_CHECKING:
 
 
 class Scope(FrozenRecord):
-    """Whose memory this is. Scopes are exact: a memory is visible only from its own scope."""
+    """Whose memory this is, and how widely a store reads.
+
+    ``user`` and ``project`` own a memory: they are the isolation boundary, never crossed by a
+    read. ``agent`` and ``session`` are where a memory came from (its origin) within its owner:
+    by default a store reads every agent's and session's memories of its user and project, so a
+    new session recalls the earlier ones. ``isolate`` makes every field exact (a store then
+    reads only memories written with exactly its user, agent, session and project);
+    ``with_user`` lets a read of a project also take the user's project-less memories.
+    """
 
     user: str | None
     agent: str | None
     session: str | None
+    project: str | None
+    isolate: bool
+    with_user: bool
 
     def __init__(
-        self, user: str | None = None, agent: str | None = None, session: str | None = None
+        self,
+        user: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
+        project: str | None = None,
+        isolate: bool = False,
+        with_user: bool = False,
     ) -> None:
         # An empty string (e.g. ZEROMEM_USER="") means "not set", like None.
         set_field = object.__setattr__
         set_field(self, "user", None if user == "" else user)
         set_field(self, "agent", None if agent == "" else agent)
         set_field(self, "session", None if session == "" else session)
+        set_field(self, "project", None if project == "" else project)
+        set_field(self, "isolate", bool(isolate))
+        set_field(self, "with_user", bool(with_user) and not isolate)
 
-    def as_columns(self) -> tuple[str, str, str]:
-        """Stored form: '' for unset, so scope filters are plain equality on an index."""
-        return (self.user or "", self.agent or "", self.session or "")
+    def as_columns(self) -> tuple[str, str, str, str]:
+        """Stored form (user, agent, session, project): '' for unset, so scope filters are
+        plain equality on an index."""
+        return (self.user or "", self.agent or "", self.session or "", self.project or "")
+
+    def reads(self, other: Scope) -> bool:
+        """Whether this scope's reads include memories written in ``other`` (exactly)."""
+        if self.with_user and self.user == other.user and other.project is None:
+            return True
+        if (self.user, self.project) != (other.user, other.project):
+            return False
+        return not self.isolate or (self.agent, self.session) == (other.agent, other.session)
+
+    def origin(self) -> Scope:
+        """This exact scope, isolated: the memories of one origin (one session's turns)."""
+        return Scope(self.user, self.agent, self.session, self.project, isolate=True)
 
 
 class Memory(Record):
@@ -51,6 +84,7 @@ class Memory(Record):
     user: str | None = None
     agent: str | None = None
     session: str | None = None
+    project: str | None = None
     importance: int = 5
     pinned: bool = False
     meta: dict[str, Any] = field(default_factory=dict)
@@ -65,7 +99,8 @@ class Memory(Record):
 
     @property
     def scope(self) -> Scope:
-        return Scope(self.user, self.agent, self.session)
+        """The memory's owner and origin, exact (``Scope.origin``)."""
+        return Scope(self.user, self.agent, self.session, self.project, isolate=True)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON record; ``score`` only when the memory came from a search."""

@@ -45,7 +45,7 @@ def record_operation(
     """
     if enabled is None:
         enabled = logging_enabled()
-    if not enabled:
+    if not enabled or not store.writable:  # a read-only database records nothing
         return False
     try:
         # Waits at most LOCK_WAIT_MS for the write lock, and no fsync for this commit: a log

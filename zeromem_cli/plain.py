@@ -263,12 +263,15 @@ INITS: dict[str, Callable[..., None]] = {}
 
 
 def _init_StoreOptions(  # type: ignore[no-untyped-def]
-    self, db, user, agent, session
+    self, db, user, agent, session, project, isolate, key_file
 ):
     _set(self, "db", db)
     _set(self, "user", user)
     _set(self, "agent", agent)
     _set(self, "session", session)
+    _set(self, "project", project)
+    _set(self, "isolate", isolate)
+    _set(self, "key_file", key_file)
 
 
 INITS["cli.options.StoreOptions"] = _init_StoreOptions
@@ -351,6 +354,7 @@ def _init_Memory(  # type: ignore[no-untyped-def]
     user,
     agent,
     session,
+    project,
     importance,
     pinned,
     meta,
@@ -372,6 +376,7 @@ def _init_Memory(  # type: ignore[no-untyped-def]
     self.user = user
     self.agent = agent
     self.session = session
+    self.project = project
     self.importance = importance
     self.pinned = pinned
     self.meta = {} if meta is FACTORY else meta
@@ -417,7 +422,7 @@ INITS["pack.select.Candidate"] = _init_Candidate
 
 
 def _init_PackResult(  # type: ignore[no-untyped-def]
-    self, text, tokens, budget, tokenizer, format, memories, candidates
+    self, text, tokens, budget, tokenizer, format, memories, candidates, notes
 ):
     self.text = text
     self.tokens = tokens
@@ -426,6 +431,7 @@ def _init_PackResult(  # type: ignore[no-untyped-def]
     self.format = format
     self.memories = [] if memories is FACTORY else memories
     self.candidates = [] if candidates is FACTORY else candidates
+    self.notes = [] if notes is FACTORY else notes
 
 
 INITS["pack.select.PackResult"] = _init_PackResult
@@ -468,6 +474,7 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     variants,
     all_words_first,
     coverage_chars,
+    session,
 ):
     _set(self, "coverage", coverage)
     _set(self, "date", date)
@@ -480,18 +487,22 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     _set(self, "variants", variants)
     _set(self, "all_words_first", all_words_first)
     _set(self, "coverage_chars", coverage_chars)
+    _set(self, "session", session)
 
 
 INITS["search.Ranking"] = _init_Ranking
 
 
 def _init__DatePatterns(  # type: ignore[no-untyped-def]
-    self, month_date, year, iso_date, relative
+    self, month_date, year, iso_date, relative, ago, past, weekday
 ):
     _set(self, "month_date", month_date)
     _set(self, "year", year)
     _set(self, "iso_date", iso_date)
     _set(self, "relative", relative)
+    _set(self, "ago", ago)
+    _set(self, "past", past)
+    _set(self, "weekday", weekday)
 
 
 INITS["search._DatePatterns"] = _init__DatePatterns

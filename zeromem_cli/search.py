@@ -9,8 +9,10 @@
 2. Those candidates are re-scored in Python: BM25 times factors for a date the query names
    ("in May 2023", "last week" -> memories created then, x2) and, gently, importance, pinned
    and recency; plus a bonus for holding more of the query's words (all of them: + the best
-   candidate's score). Every factor was measured (``python -m benchmarks.retrieval
-   --ablation``). None can lift a memory that does not match the query.
+   candidate's score). Then session evidence: a turn of a session that matches the question
+   less well than the best session loses up to ``Ranking.session`` of its score. Every
+   factor was measured (``python -m benchmarks.retrieval --ablation``). None can lift a memory
+   that does not match the query.
 
 The score (higher is better) is what ``Memory.score`` carries and what ``--min-score`` tests.
 """
@@ -19,16 +21,18 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from functools import cache
+from operator import or_
+from typing import Any
 
-from zeromem_cli.models import Filters, Scope
+from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.plain import FrozenRecord
 from zeromem_cli.storage import candidates as storage
 from zeromem_cli.storage.candidates import BM25_WEIGHTS
 from zeromem_cli.storage.sqlite.window import any_of
-from zeromem_cli.text.lexicon import IRREGULAR_FORMS, MONTHS
+from zeromem_cli.text.lexicon import IRREGULAR_FORMS, MONTHS, NUMBER_WORDS, WEEKDAYS
 from zeromem_cli.text.normalize import fold, latin_words, normalize, simplified
 from zeromem_cli.text.query import (
     MAX_TERMS,
@@ -36,6 +40,8 @@ from zeromem_cli.text.query import (
     ParsedQuery,
     Term,
     expand_terms,
+    parse_query,
+    quote,
 )
 from zeromem_cli.text.spelling import spelling_variants
 from zeromem_cli.times import from_iso
@@ -66,6 +72,11 @@ class Ranking(FrozenRecord):
     # gets it in proportion (a 5,000-word answer holds every word of most questions without
     # being about them; a 10-word turn holding them all is).
     coverage_chars: float = COVERAGE_CHARS
+    # Session evidence (``_session_evidence``): how much a turn's score follows how much of the
+    # query its session holds, beside the best session (0: not at all). Chosen on the tuning
+    # halves of LoCoMo (each session its own) and LongMemEval_S dev, with the other session
+    # strengths tried (``python -m benchmarks.retrieval --per-session``).
+    session: float = 0.5
 
 
 DEFAULT_RANKING = Ranking()
@@ -88,13 +99,14 @@ def run_search(
     ("last week", "yesterday") and recency are reckoned from it; which memories are visible
     (expiry) is still decided by ``now``. sqlite3 errors propagate for the store to map.
     """
-    match = query.match(prefix=ranking.prefix, variants=ranking.variants)
+    apart = _split_pairs(conn, query, limit)
+    match = query.match(prefix=ranking.prefix, variants=ranking.variants, apart=apart)
     if not match or not match.strip():
         return []
     candidates = _candidates(limit, ranking)
     ranked: list[tuple[sqlite3.Row, float]] = []
-    every_word = _all_words_match(query, ranking) if ranking.all_words_first else None
-    groups = _word_terms(query, ranking)
+    every_word = _all_words_match(query, ranking, apart) if ranking.all_words_first else None
+    groups = _word_terms(query, ranking, apart)
     if every_word is not None and storage.holds_at_least(
         conn, dict.fromkeys((every_word.exact, every_word.match)), candidates
     ):
@@ -105,7 +117,7 @@ def run_search(
         ranked = storage.ranked(conn, scope, now, match, filters, candidates, words=groups)
     asked = as_of or now
     hint = date_hint(query.text, asked)
-    words = list(query.content) if ranking.coverage else []
+    words = list(query.content) if ranking.coverage or ranking.session else []
     return _rescored(ranked, asked, ranking, hint, words, filters, limit)
 
 
@@ -128,6 +140,18 @@ def run_fts_search(
     return _rescored(ranked, now, ranking, None, [], filters, limit)
 
 
+def _split_pairs(conn: sqlite3.Connection, query: ParsedQuery, limit: int) -> tuple[str, ...]:
+    """The two-character CJK words of ``query`` whose bigram matches fewer than ``limit``
+    memories: those are also searched with their characters apart (开会 in 开季度会议). A word
+    that fills the page as written is not: the fallback's NEAR query costs, and is needed
+    only where the word as written finds too little."""
+    return tuple(
+        pair
+        for pair in query.pairs
+        if storage.count_matches(conn, quote(pair), max(limit, 1)) < limit
+    )
+
+
 def _candidates(limit: int, ranking: Ranking) -> int:
     return min(limit + max(ranking.pool, 0), 2**63 - 1)  # SQLite ints are 64-bit
 
@@ -144,7 +168,8 @@ def _rescored(
     """Stage 2: the candidates re-scored, best first, the first ``limit`` kept."""
     rows = [row for row, _ in ranked]
     in_period = hint.test if hint is not None else None
-    coverage = _coverage(words, rows)
+    found = _found(words, rows)
+    coverage = [sum(held) / len(held) if held else 0.0 for held in found]
     base = [_score(row, rank, now, ranking, in_period) for row, rank in ranked]
     # Coverage is added on the scale of the best candidate: holding the whole query is worth
     # ``ranking.coverage`` times the top score, whatever the query's BM25 magnitude.
@@ -158,10 +183,49 @@ def _rescored(
         )
         for row, score, share in zip(rows, base, coverage, strict=True)
     ]
+    if ranking.session > 0 and words:
+        scored = _session_evidence(scored, found, ranking.session)
     scored.sort(key=lambda pair: (-pair[1], -pair[0]["id"]))
     if filters.min_score is not None:
         scored = [pair for pair in scored if pair[1] >= filters.min_score]
     return scored[:limit]
+
+
+def _session_evidence(
+    scored: list[tuple[sqlite3.Row, float]], found: list[list[bool]], weight: float
+) -> list[tuple[sqlite3.Row, float]]:
+    """Turns of the session holding most of the query keep their score; turns of sessions
+    holding less of it lose up to ``weight`` of theirs.
+
+    A session (a memory's origin: its agent and session) is a conversation, and the one that
+    answers a question usually holds all its words across a few turns, where a stray turn of
+    another conversation holds one. ``found``: per candidate, which query words it holds
+    (``_found``); a session's share is that of the words any of its candidates holds, and a
+    turn's score is multiplied by ``1 - weight * (1 - its session's share / the best
+    session's)``. Memories written outside a session are facts, not turns: they keep their
+    score. So does every turn when the candidates come from one session (a single
+    conversation orders as before).
+    """
+    held: dict[tuple[str, str], list[bool]] = {}
+    for (row, _), words in zip(scored, found, strict=True):
+        if row["session"]:
+            origin = (row["agent"], row["session"])
+            before = held.get(origin)
+            held[origin] = list(words) if before is None else [*map(or_, before, words)]
+    if len(held) < 2:
+        return scored
+    share = {origin: sum(words) / len(words) for origin, words in held.items()}
+    best = max(share.values())
+    if best <= 0:
+        return scored
+    return [
+        (
+            (row, score * (1.0 - weight * (1.0 - share[(row["agent"], row["session"])] / best)))
+            if row["session"]
+            else (row, score)
+        )
+        for row, score in scored
+    ]
 
 
 # Queries of 2 to this many words try the all-words pass first; longer ones (a pasted paragraph)
@@ -169,13 +233,16 @@ def _rescored(
 ALL_WORDS_MAX = 6
 
 
-def _word_terms(query: ParsedQuery, ranking: Ranking) -> list[list[Term]]:
+def _word_terms(
+    query: ParsedQuery, ranking: Ranking, apart: tuple[str, ...] = ()
+) -> list[list[Term]]:
     """The search terms of each word of ``query``, word by word: those ``ParsedQuery.match``
     ORs, cut where it cuts a runaway query (``MAX_TERMS``)."""
     groups: list[list[Term]] = []
     room = MAX_TERMS
     for word in query.words:
-        terms = expand_terms([word], prefix=ranking.prefix, variants=ranking.variants)[:room]
+        every = expand_terms([word], prefix=ranking.prefix, variants=ranking.variants, apart=apart)
+        terms = every[:room]
         if not terms:
             break
         groups.append(terms)
@@ -192,7 +259,9 @@ class _EveryWord(FrozenRecord):
     exact: str
 
 
-def _all_words_match(query: ParsedQuery, ranking: Ranking) -> _EveryWord | None:
+def _all_words_match(
+    query: ParsedQuery, ranking: Ranking, apart: tuple[str, ...] = ()
+) -> _EveryWord | None:
     """The expressions matching memories that hold every word of ``query``, with the same
     phrases as ``ParsedQuery.match`` so BM25 scores are identical; None for one word or many.
 
@@ -204,7 +273,8 @@ def _all_words_match(query: ParsedQuery, ranking: Ranking) -> _EveryWord | None:
     if not 2 <= len(words) <= ALL_WORDS_MAX:
         return None
     per_word = [
-        expand_terms([word], prefix=ranking.prefix, variants=ranking.variants) for word in words
+        expand_terms([word], prefix=ranking.prefix, variants=ranking.variants, apart=apart)
+        for word in words
     ]
     return _EveryWord(
         " AND ".join(f"({any_of(terms, exact=False)})" for terms in per_word),
@@ -269,7 +339,7 @@ class _WordTest:
                 self.tests.append((forms, frozenset((word, _crude_stem(word), *spellings))))
         self.needs_tokens = any(whole for _, whole in self.tests)
 
-    def __call__(self, row: sqlite3.Row) -> list[bool]:
+    def __call__(self, row: sqlite3.Row | Mapping[str, Any]) -> list[bool]:
         text = " " + fold(
             " ".join((row["content"], row["tags"], row["category"], row["key"] or ""))
         )
@@ -289,16 +359,41 @@ class _WordTest:
         ]
 
 
-def _coverage(words: list[str], rows: list[sqlite3.Row]) -> list[float]:
-    """For each candidate, the share of the query words it holds.
+def holding_every_word(query: str, items: Sequence[Memory]) -> list[Memory]:
+    """The memories among ``items`` whose text, tags, category or key hold every word of
+    ``query`` (its content words; all its words when each is a stop word), in the forms
+    ``present`` accepts. What ``forget --query`` and ``restore --query`` act on."""
+    words = list(parse_query(query).words)
+    if not words:
+        return []
+    test = _WordTest(words)
+    return [
+        m
+        for m in items
+        if all(
+            test(
+                {
+                    "content": m.content,
+                    "tags": " ".join(m.tags),
+                    "category": m.category,
+                    "key": m.key,
+                }
+            )
+        )
+    ]
 
-    BM25 adds up term scores, so one very rare word can outweigh three ordinary ones; this
-    factor makes a memory holding more of the question rank above one holding less.
+
+def _found(words: list[str], rows: list[sqlite3.Row]) -> list[list[bool]]:
+    """For each candidate, which query words it holds (``present``).
+
+    BM25 adds up term scores, so one very rare word can outweigh three ordinary ones: the
+    share of the question a memory holds (the coverage bonus) makes a memory holding more of
+    it rank above one holding less, and the share its session holds is session evidence.
     """
     if not words or not rows:
-        return [0.0] * len(rows)
+        return [[] for _ in rows]
     test = _WordTest(words)
-    return [sum(test(row)) / len(words) for row in rows]
+    return [test(row) for row in rows]
 
 
 # -- dates named in a query -------------------------------------------------------------------
@@ -321,7 +416,14 @@ _RELATIVE = {
 # A query names a date only if it holds a digit or one of these words: most queries skip the
 # patterns below, which compile on first use: compiling them is a visible part of a cold
 # search (``python -m benchmarks.speed --only cold``).
-_DATE_WORDS = frozenset(MONTHS) | {"today", "yesterday", "week", "month", "year"}
+_DATE_WORDS = (
+    frozenset(MONTHS)
+    | frozenset(WEEKDAYS)
+    | {"today", "yesterday", "week", "month", "year", "weeks", "months", "years", "days", "ago"}
+)
+# Days in each unit of "N units ago" / "the past N units".
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+_COUNT = "|".join(sorted(map(re.escape, NUMBER_WORDS), key=len, reverse=True)) + r"|\d{1,3}"
 
 
 class _DatePatterns(FrozenRecord):
@@ -329,6 +431,9 @@ class _DatePatterns(FrozenRecord):
     year: re.Pattern[str]
     iso_date: re.Pattern[str]
     relative: re.Pattern[str]
+    ago: re.Pattern[str]
+    past: re.Pattern[str]
+    weekday: re.Pattern[str]
 
 
 @cache
@@ -343,6 +448,16 @@ def _date_patterns() -> _DatePatterns:
         year=re.compile(r"\b(?:19|20)\d\d\b"),
         iso_date=re.compile(r"\b((?:19|20)\d\d)-(\d\d)(?:-(\d\d))?\b"),
         relative=re.compile(r"\b(" + "|".join(_RELATIVE) + r")\b", re.IGNORECASE),
+        # "two weeks ago", "a few days ago", "3 months ago"
+        ago=re.compile(
+            rf"\b(?P<count>{_COUNT})\s+(?P<unit>day|week|month|year)s?\s+ago\b", re.IGNORECASE
+        ),
+        # "the past three months", "in the last 10 days", "over the past few weeks"
+        past=re.compile(
+            rf"\b(?:past|last)\s+(?P<count>{_COUNT})\s+(?P<unit>day|week|month|year)s?\b",
+            re.IGNORECASE,
+        ),
+        weekday=re.compile(r"\blast\s+(?P<day>" + "|".join(WEEKDAYS) + r")\b", re.IGNORECASE),
     )
 
 
@@ -350,6 +465,35 @@ def _may_name_a_date(text: str) -> bool:
     if any(char.isdigit() for char in text):
         return True
     return not _DATE_WORDS.isdisjoint(word.casefold() for word in latin_words(text))
+
+
+def _count(text: str) -> int:
+    return int(text) if text.isdigit() else NUMBER_WORDS[" ".join(text.lower().split())]
+
+
+def _counted_spans(
+    patterns: _DatePatterns, text: str, now: datetime, covered: list[tuple[int, int]]
+) -> list[tuple[str, str]]:
+    """[start, end) ISO dates for "N units ago" (that moment, give or take a quarter of it:
+    people round), "the past N units" (from then until now) and "last Saturday" (the latest
+    Saturday before today). Each match is added to ``covered``."""
+    spans: list[tuple[datetime, datetime]] = []
+    for found in patterns.ago.finditer(text):
+        back = _count(found.group("count")) * _UNIT_DAYS[found.group("unit").lower()]
+        slack = max(1.0, back / 4)
+        spans.append((now - timedelta(days=back + slack), now - timedelta(days=back - slack)))
+        covered.append(found.span())
+    for found in patterns.past.finditer(text):
+        back = _count(found.group("count")) * _UNIT_DAYS[found.group("unit").lower()]
+        spans.append((now - timedelta(days=back), now + timedelta(days=1)))
+        covered.append(found.span())
+    for found in patterns.weekday.finditer(text):
+        today = now.date()
+        back = (today.weekday() - WEEKDAYS.index(found.group("day").lower())) % 7 or 7
+        day = datetime.combine(today - timedelta(days=back), datetime.min.time(), now.tzinfo)
+        spans.append((day, day + timedelta(days=1)))
+        covered.append(found.span())
+    return [(start.date().isoformat(), end.date().isoformat()) for start, end in spans]
 
 
 class DateHint(FrozenRecord):
@@ -362,7 +506,8 @@ def date_hint(query: str, now: datetime) -> DateHint | None:
     """The periods a query names ("was this memory created then?"), or None if it names none.
 
     Understands month names with an optional day and year ("May 2023", "7 May", "in August"),
-    bare years ("2022"), ISO dates and a few relative periods ("yesterday", "last week").
+    bare years ("2022"), ISO dates, a few relative periods ("yesterday", "last week") and
+    counted ones: "two weeks ago", "the past three months", "last Saturday".
     """
     text = normalize(query)
     if not _may_name_a_date(text):
@@ -395,7 +540,10 @@ def date_hint(query: str, now: datetime) -> DateHint | None:
         if not any(a <= found.start() < b for a, b in covered):
             prefixes.append(found.group(0))
             covered.append(found.span())
+    spans += _counted_spans(patterns, text, now, covered)
     for found in patterns.relative.finditer(text):
+        if any(a <= found.start() < b for a, b in covered):
+            continue
         covered.append(found.span())
         back, length = _RELATIVE[found.group(1).lower()]
         start = (now - timedelta(days=back)).date()

@@ -91,8 +91,14 @@ def collect(store: MemoryStore, *, all_scopes: bool = False) -> Stats:
         )
         stats.by_category = bulk.live_by_category(conn, scope, now)
         stats.by_scope = [
-            {"user": user or None, "agent": agent or None, "session": session or None, "live": n}
-            for user, agent, session, n in bulk.live_by_scope(conn, scope, now)
+            {
+                "user": user or None,
+                "agent": agent or None,
+                "session": session or None,
+                "project": project or None,
+                "live": n,
+            }
+            for user, agent, session, project, n in bulk.live_by_scope(conn, scope, now)
         ]
         stats.stored_tokens = sum(
             count_tokens(text) for text in bulk.live_contents(conn, scope, now)

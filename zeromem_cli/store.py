@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from zeromem_cli import validation, writes
 from zeromem_cli.config import SETTINGS
-from zeromem_cli.errors import InvalidInputError, StoreError
+from zeromem_cli.errors import InvalidInputError, NotFoundError, StoreError
 from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope, WriteResult
 from zeromem_cli.pack import DEFAULT_POOL
 from zeromem_cli.search import BM25_WEIGHTS, DEFAULT_RANKING, Ranking, run_fts_search, run_search
@@ -31,15 +31,29 @@ from zeromem_cli.writes import UNSET
 DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
 
 if TYPE_CHECKING:
+    from zeromem_cli.keys import Key
     from zeromem_cli.pack.format import ContentOf
     from zeromem_cli.pack.select import PackResult, Weights
+
+
+# A uid prefix needs this many hex digits (fewer would read as a typo more often than a
+# reference); an ambiguous one reports how many matched, counting up to UID_PREFIX_COUNT - 1.
+UID_PREFIX_MIN = 4
+UID_PREFIX_COUNT = 101
+
+
+def _is_id(ref: int | str) -> bool:
+    """A number is an id (what `list` shows); anything else names a uid."""
+    return isinstance(ref, int) or (isinstance(ref, str) and ref.strip().isdigit())
 
 
 class MemoryStore:
     """A per-user memory database. Every method is deterministic code over SQLite.
 
-    ``scope`` (user / agent / session) is fixed per store: reads and writes see only memories
-    of exactly that scope. Use ``store.scoped(user=...)`` for a view on another scope.
+    ``scope`` (user / agent / session / project) is fixed per store. Writes are stamped with
+    it; reads see the memories of its owner (user and project) from every agent and session, so
+    a new session recalls earlier ones, and with ``isolate=True`` only those of exactly that
+    scope (see ``Scope``). Use ``store.scoped(user=...)`` for a view on another scope.
     """
 
     def __init__(
@@ -49,12 +63,32 @@ class MemoryStore:
         user: str | None = None,
         agent: str | None = None,
         session: str | None = None,
+        project: str | None = None,
+        isolate: bool = False,
         clock: Clock | None = None,
         max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
         notice: Callable[[str], None] | None = None,
+        key: str | Key | None = None,
+        key_file: str | Path | None = None,
+        read_only: bool | Literal["auto"] = False,
+        max_tags: int = validation.DEFAULT_MAX_TAGS,
+        max_tag_chars: int = validation.DEFAULT_MAX_TAG_CHARS,
     ) -> None:
         """``notice`` (e.g. print to stderr) is told before a long one-time job on opening: a
-        schema upgrade or a search-index rebuild of a large store after an upgrade."""
+        schema upgrade or a search-index rebuild of a large store after an upgrade.
+
+        ``key`` / ``key_file`` open an encrypted store (or create a new one encrypted); without
+        them ``ZEROMEM_KEY_FILE``, ``ZEROMEM_KEY`` and the OS keyring are tried (``keys``).
+
+        ``read_only=True`` opens an existing database for reading only (SQLite ``mode=ro``):
+        every write raises ``StoreError``, and a database that needs an upgrade is refused.
+        ``"auto"`` (commands that only read) does so only when this process cannot write the
+        file or its folder (read-only media, a chmod-ed file), and opens it as usual
+        otherwise; ``writable`` says which it got (a plain SQLite file: an encrypted one
+        opens as usual).
+
+        ``max_tags`` / ``max_tag_chars`` cap the tags a write (add, update, import) may give a
+        memory: more, or a longer one, is ``InvalidInputError``."""
         if path is None:
             from zeromem_cli.paths import default_db_path
 
@@ -65,20 +99,37 @@ class MemoryStore:
         self.path: Path | str = db.display(self.location) if db.is_url(path) else Path(path)
         self.clock: Clock = clock or utcnow
         self.max_content_bytes = max_content_bytes
-        self._conn = db.open_store(self.location, notice)
+        self.max_tags = max_tags
+        self.max_tag_chars = max_tag_chars
+        if read_only == "auto":
+            read_only = not db.can_write(self.location)
+        self.writable = not read_only
+        self._conn = db.open_store(
+            self.location, notice, key=_resolve_key(key, key_file), read_only=bool(read_only)
+        )
         # A member of a team store is its PostgreSQL role: that is its user scope unless
         # another is given (the database's policies decide what that one shows).
-        self.scope = Scope(user or db.member_user(self._conn), agent, session)
+        self.scope = Scope(
+            user or db.member_user(self._conn), agent, session, project, isolate=isolate
+        )
 
     # -- plumbing ---------------------------------------------------------------------------
 
     def scoped(
-        self, *, user: str | None = None, agent: str | None = None, session: str | None = None
+        self,
+        *,
+        user: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
+        project: str | None = None,
+        isolate: bool | None = None,
     ) -> MemoryStore:
-        """Another view of the same database and connection, for a different scope."""
+        """Another view of the same database and connection, for a different scope
+        (``isolate`` None: this store's)."""
         view = object.__new__(MemoryStore)
         view.__dict__.update(self.__dict__)
-        view.scope = Scope(user, agent, session)
+        isolate = self.scope.isolate if isolate is None else isolate
+        view.scope = Scope(user, agent, session, project, isolate=isolate)
         return view
 
     def close(self) -> None:
@@ -114,6 +165,47 @@ class MemoryStore:
         return db.transaction(self._conn, self.path)
 
     # -- reads --------------------------------------------------------------------------------
+
+    def resolve(self, ref: int | str) -> int:
+        """The id of the memory ``ref`` names in this scope: an id (a number), a uid, or a
+        unique prefix of one (at least ``UID_PREFIX_MIN`` hex digits; dashes optional), in any
+        state (the command then decides whether a forgotten one counts). A number is an id
+        when a memory of the scope has that id, else a uid prefix if it can be one (``83025``
+        of ``83025c4b-...``). ``InvalidInputError`` for a value that is neither;
+        ``NotFoundError`` when no memory, or several, match."""
+        if not _is_id(ref):
+            return self._by_uid(str(ref))
+        text = str(ref).strip()
+        if isinstance(ref, int) or len(text) < UID_PREFIX_MIN:
+            return validation.memory_id(ref)
+        number = int(text)
+        if 1 <= number <= validation.MAX_ID and db.read(
+            self._conn, self.path, lambda conn: memories.has_id(conn, self.scope, number)
+        ):
+            return number
+        try:
+            return self._by_uid(text)
+        except NotFoundError:
+            return validation.memory_id(ref)  # the command says "no memory #N"
+
+    def _by_uid(self, ref: str) -> int:
+        digits = ref.strip().lower().replace("-", "")
+        if not (UID_PREFIX_MIN <= len(digits) <= 32) or digits.strip("0123456789abcdef"):
+            raise InvalidInputError(
+                f"not a memory id or uid: {ref!r} (an id, a uid, or the first "
+                f"{UID_PREFIX_MIN}+ characters of one)"
+            )
+        ids = db.read(
+            self._conn,
+            self.path,
+            lambda conn: memories.ids_by_uid_prefix(conn, self.scope, digits, UID_PREFIX_COUNT),
+        )
+        if not ids:
+            raise NotFoundError(f"no memory with uid {ref} in this scope")
+        if len(ids) > 1:
+            many = f"{len(ids)}" if len(ids) < UID_PREFIX_COUNT else f"{UID_PREFIX_COUNT - 1}+"
+            raise NotFoundError(f"uid prefix {ref} matches {many} memories: give more of it")
+        return ids[0]
 
     def get(
         self, memory_id: int, *, include_deleted: bool = False, include_expired: bool = False
@@ -218,7 +310,7 @@ class MemoryStore:
         """The most relevant memories that fit a token budget, formatted for an LLM prompt.
 
         See ``zeromem_cli.pack.select.pack`` for the options; ``touch`` records an access of
-        every packed memory (``record_access``).
+        every packed memory (``record_access``), except in a read-only store.
         """
         from zeromem_cli.pack.select import pack
 
@@ -246,7 +338,7 @@ class MemoryStore:
                 as_of=as_of,
             ),
         )
-        if touch and result.memories:
+        if touch and result.memories and self.writable:
             self.record_access(m.id for m in result.memories)
         return result
 
@@ -287,14 +379,17 @@ class MemoryStore:
         filters: Filters | None = None,
     ) -> tuple[builtins.list[Memory], builtins.list[Memory]]:
         """Up to ``span`` memories written just before ``memory`` (nearest first) and just
-        after it, in its scope, in (created_at, id) order, at most ``window`` apart from it,
-        among those ``filters`` admit. The window bounds the index range each side reads."""
+        after it, in its origin (the session it was written in), in (created_at, id) order, at
+        most ``window`` apart from it, among those ``filters`` admit. The window bounds the
+        index range each side reads. A memory this store does not read has none."""
         now = self.now()
+        if not self.scope.reads(memory.scope):
+            return [], []
         return db.read(
             self._conn,
             self.path,
             lambda conn: memories.neighbours(
-                conn, self.scope, filters or Filters(), now, memory, span, window
+                conn, memory.scope, filters or Filters(), now, memory, span, window
             ),
         )
 
@@ -325,6 +420,7 @@ class MemoryStore:
         user: str | None = UNSET,
         agent: str | None = UNSET,
         session: str | None = UNSET,
+        project: str | None = UNSET,
         allow_duplicate: bool = False,
         allow_secret: bool = False,
     ) -> Memory:
@@ -342,6 +438,7 @@ class MemoryStore:
             user=user,
             agent=agent,
             session=session,
+            project=project,
             allow_duplicate=allow_duplicate,
             allow_secret=allow_secret,
         ).memory
@@ -361,6 +458,7 @@ class MemoryStore:
         user: str | None = UNSET,
         agent: str | None = UNSET,
         session: str | None = UNSET,
+        project: str | None = UNSET,
         allow_duplicate: bool = False,
         merge: bool = False,
         default_category: str | None = None,
@@ -394,8 +492,11 @@ class MemoryStore:
             self.scope.user if user is UNSET else user,
             self.scope.agent if agent is UNSET else agent,
             self.scope.session if session is UNSET else session,
+            self.scope.project if project is UNSET else project,
+            isolate=self.scope.isolate,
         )
         given = writes.content_fields(content, self.max_content_bytes)
+        self._check_tags(tags)
         given.update(
             writes.fields(
                 key=key,
@@ -447,6 +548,7 @@ class MemoryStore:
         ``allow_secret``.
         """
         new = {} if content is None else writes.content_fields(content, self.max_content_bytes)
+        self._check_tags(tags)
         new.update(
             writes.fields(
                 category=category, tags=tags, key=key, importance=importance, pinned=pinned
@@ -464,6 +566,11 @@ class MemoryStore:
             writes.refuse_secrets({**new, "meta": validation.clean_meta(meta) if meta else None})
         with self.transaction() as conn:
             return writes.update(conn, self.scope, self.now(), memory_id, new, meta)
+
+    def _check_tags(self, tags: Iterable[str] | None) -> None:
+        if tags is not None:
+            cleaned = validation.clean_tags(tags)
+            validation.check_tags(cleaned, self.max_tags, self.max_tag_chars)
 
     def forget(self, *memory_ids: int) -> int:
         """Soft-delete memories (recoverable with ``restore``). All ids must exist, or none
@@ -483,3 +590,20 @@ class MemoryStore:
 
 
 __all__ = ["BM25_WEIGHTS", "MemoryStore", "StoreError"]
+
+
+def _resolve_key(key: str | Key | None, key_file: str | Path | None) -> Key | None:
+    """The key to open with: the one given, else the configured one (file, then environment);
+    ``keys`` is imported only when one of them is set, so a plain store's start-up skips it."""
+    import os
+
+    if key is None and key_file is None:
+        if not (os.environ.get("ZEROMEM_KEY") or os.environ.get("ZEROMEM_KEY_FILE")):
+            return None
+    from zeromem_cli import keys
+
+    if isinstance(key, str):
+        return keys.Key(key, "the key argument")
+    if key is not None:
+        return key
+    return keys.configured(Path(key_file) if key_file is not None else None)

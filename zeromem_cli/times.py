@@ -33,10 +33,12 @@ def utcnow() -> datetime:
 
 
 def to_iso(moment: datetime) -> str:
-    """Format an aware datetime as the canonical stored UTC string."""
+    """Format an aware datetime as the canonical stored UTC string: fixed width, so the text
+    sorts as the times do (the year padded by hand: glibc's ``%Y`` writes 999, not 0999)."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    m = moment.astimezone(timezone.utc)
+    return f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}Z"
 
 
 def from_iso(text: str) -> datetime:
@@ -53,6 +55,23 @@ def from_iso(text: str) -> datetime:
     try:
         return moment.astimezone(timezone.utc)
     except OverflowError:  # 9999-12-31T23:59-01:00 is past year 9999 in UTC
+        raise InvalidInputError(f"date out of range: {text!r}") from None
+
+
+def from_local_iso(text: str) -> datetime:
+    """An ISO-8601 date or date-time a person typed (``--since 2026-12-01``, ``--ttl``): one
+    without an offset is this machine's local time, as a person means it (``from_iso`` reads
+    one as UTC: files and records, which store UTC)."""
+    raw = text.strip()
+    try:
+        moment = datetime.fromisoformat(raw[:-1] + "+00:00" if raw[-1:] in "Zz" and raw else raw)
+    except ValueError:
+        raise InvalidInputError(f"not an ISO-8601 date or time: {text!r}") from None
+    try:
+        if moment.tzinfo is None:
+            moment = moment.astimezone()  # naive: local time (the TZ environment variable)
+        return moment.astimezone(timezone.utc)
+    except (OverflowError, OSError, ValueError):  # year 1 or 9999 shifted past the calendar
         raise InvalidInputError(f"date out of range: {text!r}") from None
 
 
@@ -75,14 +94,15 @@ def is_duration(text: str) -> bool:
 
 
 def parse_expiry(text: str, now: datetime) -> datetime:
-    """A TTL: a duration from now, or an absolute ISO date/time that must lie in the future."""
+    """A TTL: a duration from now, or an absolute ISO date/time (local time without an
+    offset) that must lie in the future."""
     if is_duration(text):
         delta = parse_duration(text)
         if delta.total_seconds() <= 0:
             raise InvalidInputError(f"TTL must be positive: {text!r}")
         return now + delta
     try:
-        moment = from_iso(text)
+        moment = from_local_iso(text)
     except InvalidInputError:
         raise InvalidInputError(
             f"not a TTL: {text!r} (use 30s, 15m, 24h, 7d, 2w or an ISO date such as 2027-01-31)"
@@ -93,11 +113,12 @@ def parse_expiry(text: str, now: datetime) -> datetime:
 
 
 def parse_since(text: str, now: datetime) -> datetime:
-    """A point in the past: ``7d`` means seven days before now; an ISO date is taken as is."""
+    """A point in the past: ``7d`` means seven days before now; an ISO date or time is taken
+    as is, local time when it has no offset (``2026-12-01``: local midnight)."""
     if is_duration(text):
         return now - parse_duration(text)
     try:
-        return from_iso(text)
+        return from_local_iso(text)
     except InvalidInputError:
         raise InvalidInputError(
             f"not a date or duration: {text!r} (use 7d, 24h... or an ISO date such as 2026-01-31)"

@@ -34,6 +34,29 @@ def clean_tags(tags: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(clean_label(t, "tag") for t in tags))
 
 
+# Default caps on a memory's tags (config add.max_tags, add.max_tag_chars): one memory with
+# 100,000 tags printed 30,000 lines on a terminal, and no tag needs a paragraph.
+DEFAULT_MAX_TAGS = 50
+DEFAULT_MAX_TAG_CHARS = 100
+
+
+def tag_limit_error(tags: list[str], max_tags: int, max_chars: int) -> str | None:
+    """Why cleaned ``tags`` break the caps, or None: at most ``max_tags`` tags of at most
+    ``max_chars`` characters each."""
+    if len(tags) > max_tags:
+        return f"{len(tags)} tags, more than add.max_tags ({max_tags})"
+    for tag in tags:
+        if len(tag) > max_chars:
+            return f"a tag of {len(tag)} characters, more than add.max_tag_chars ({max_chars})"
+    return None
+
+
+def check_tags(tags: list[str], max_tags: int, max_chars: int) -> None:
+    problem = tag_limit_error(tags, max_tags, max_chars)
+    if problem is not None:
+        raise InvalidInputError(f"too many or too long tags: {problem}")
+
+
 def clean_importance(importance: int) -> int:
     if isinstance(importance, bool) or not isinstance(importance, int):
         raise InvalidInputError("importance must be an integer from 0 to 10")
@@ -54,6 +77,16 @@ def clean_meta(meta: dict[str, Any] | None) -> str:
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"meta is not JSON-serialisable: {exc}") from None
     return require_utf8(text, "meta")
+
+
+def memory_id(value: int | str) -> int:
+    """A memory id: a positive integer SQLite can hold (given as a number or its digits)."""
+    number = value if isinstance(value, int) and not isinstance(value, bool) else None
+    if isinstance(value, str) and value.strip().isdigit():
+        number = int(value)
+    if number is None or not 1 <= number <= MAX_ID:
+        raise InvalidInputError(f"not a memory id: {value!r}")
+    return number
 
 
 def check_limit(limit: int) -> int:

@@ -125,14 +125,16 @@ def refuse_secrets(fields: dict[str, Any], scope: Scope | None = None) -> None:
 
     checked = {name: fields.get(name) for name in SECRET_FIELDS}
     if scope is not None:
-        checked.update(user=scope.user, agent=scope.agent, session=scope.session)
+        checked.update(
+            user=scope.user, agent=scope.agent, session=scope.session, project=scope.project
+        )
     refuse_secrets(checked, doing="store")
 
 
 def check_scope(scope: Scope) -> None:
     """A scope value a memory is stored under holds no control character: it is printed
     (stats, export) and a terminal would obey an escape sequence in it."""
-    for name in ("user", "agent", "session"):
+    for name in ("user", "agent", "session", "project"):
         value = getattr(scope, name)
         if value is not None and not require_utf8(value, name).isprintable():
             raise InvalidInputError(f"{name} holds a control character")
@@ -257,7 +259,7 @@ def insert(
 ) -> WriteResult:
     """A new memory of ``scope`` created (and last updated) at ``created_at``: ``added``, with
     the near-duplicates found listed."""
-    user, agent, session = scope.as_columns()
+    user, agent, session, project = scope.as_columns()
     memory_id = memories.insert(
         conn,
         {
@@ -266,6 +268,7 @@ def insert(
             "user": user,
             "agent": agent,
             "session": session,
+            "project": project,
             "created_at": created_at,
             "updated_at": created_at,
         },

@@ -278,9 +278,13 @@ def test_scope_isolation_on_every_command(cli: Run) -> None:
     cli("add", "Bob likes coffee", "--user", "bob")
     cli("add", "Agent scratch note", "--user", "alice", "--agent", "coder")
     assert alice.stdout == "1\n"
+    # alice's agents are hers: her scope reads them (--isolate: only her own exact scope).
     assert [m["content"] for m in as_json(cli("list", "--user", "alice", "--json"))] == [
-        "Alice likes tea"
+        "Agent scratch note",
+        "Alice likes tea",
     ]
+    isolated = as_json(cli("list", "--user", "alice", "--isolate", "--json"))
+    assert [m["content"] for m in isolated] == ["Alice likes tea"]
     assert as_json(cli("search", "likes", "--user", "bob", "--json"))[0]["content"] == (
         "Bob likes coffee"
     )
@@ -290,7 +294,8 @@ def test_scope_isolation_on_every_command(cli: Run) -> None:
     assert cli("forget", "1", "--yes", "--user", "bob").exit_code == 1
     assert cli("history", "1", "--user", "bob").exit_code == 1
     assert as_json(cli("show", "1", "--user", "alice", "--json"))["user"] == "alice"
-    assert as_json(cli("list", "--user", "alice", "--agent", "coder", "--json"))[0]["id"] == 3
+    coder = ("--user", "alice", "--agent", "coder", "--isolate", "--json")
+    assert [m["id"] for m in as_json(cli("list", *coder))] == [3]
 
 
 def test_scope_from_environment(cli: Run, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -324,9 +329,17 @@ def test_usage_errors_are_one_line_exit_2(cli: Run) -> None:
     assert "╭" not in result.stderr
 
 
-def test_no_arguments_prints_help(cli: Run) -> None:
+def test_no_arguments_is_a_usage_error_with_the_help_on_stderr(cli: Run) -> None:
+    """Click's convention for a group called without a command: usage on stderr, exit 2
+    (a script that forgot its command must not read success); --help is still 0 on stdout."""
     result = cli(db=False)
-    assert result.exit_code == 0 and "Commands" in result.stdout
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "Commands" in result.stderr and "Usage:" in result.stderr
+    config = cli("config", db=False)
+    assert config.exit_code == 2 and config.stdout == "" and "Usage:" in config.stderr
+    asked = cli("--help", db=False)
+    assert asked.exit_code == 0 and "Commands" in asked.stdout and asked.stderr == ""
 
 
 def test_version(cli: Run) -> None:

@@ -58,7 +58,8 @@ def test_precedence_flags_env_file_default(cli: Run, monkeypatch: pytest.MonkeyP
     assert hits() == 4  # file
     monkeypatch.setenv("ZEROMEM_SEARCH_LIMIT", "6")
     assert hits() == 6  # environment over file
-    assert as_json(cli("config", "list", "--json", db=False))[3]["source"] == "env"
+    listed = {e["key"]: e for e in as_json(cli("config", "list", "--json", db=False))}
+    assert listed["search.limit"]["source"] == "env"
     assert hits("--limit", "2") == 2  # flag over everything
     # The same for a default used by add.
     cli("config", "set", "add.default_category", "note", db=False)
@@ -98,7 +99,9 @@ def test_stats_counts(cli: Run) -> None:
     data = as_json(cli("stats", "--json"))
     assert data["memories"] == {"live": 3, "expired": 1, "trash": 1, "pinned": 1, "with_keys": 1}
     assert data["by_category"] == {"fact": 2, "preference": 1}
-    assert data["by_scope"] == [{"user": None, "agent": None, "session": None, "live": 3}]
+    assert data["by_scope"] == [
+        {"user": None, "agent": None, "session": None, "project": None, "live": 3}
+    ]
     assert data["database_bytes"] > 0 and data["tokens"]["stored"] > 0
     assert data["operations"]["add"] == 5 and data["operations"]["search"] == 1
     assert data["operations"]["import"] == 1 and data["operations"]["forget"] == 1

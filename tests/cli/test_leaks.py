@@ -42,6 +42,7 @@ def _leaked(result: object, secret: str = TOKEN) -> bool:
         ["add", "hello", "--user", TOKEN],
         ["add", "hello", "--agent", TOKEN],
         ["add", "hello", "--session", TOKEN],
+        ["add", "hello", "--project", TOKEN],
     ],
 )
 def test_a_secret_in_category_or_scope_is_refused(cli: Run, args: list[str]) -> None:
@@ -58,7 +59,7 @@ def test_update_refuses_a_secret_category(cli: Run) -> None:
     assert json.loads(cli("show", "1", "--json").stdout)["category"] == "general"
 
 
-@pytest.mark.parametrize("field", ["category", "user", "agent", "session"])
+@pytest.mark.parametrize("field", ["category", "user", "agent", "session", "project"])
 def test_import_refuses_a_secret_in_category_and_scope_fields(
     cli: Run, tmp_path: Path, field: str
 ) -> None:
@@ -70,8 +71,9 @@ def test_import_refuses_a_secret_in_category_and_scope_fields(
     assert cli("stats", "--all-scopes", "--json").stdout.count('"live": 0') >= 1
 
 
-def test_a_control_character_in_a_scope_value_is_refused(cli: Run) -> None:
-    result = cli("add", "hello", "--user", "al\x1b[31mice")
+@pytest.mark.parametrize("option", ["--user", "--project"])
+def test_a_control_character_in_a_scope_value_is_refused(cli: Run, option: str) -> None:
+    result = cli("add", "hello", option, "al\x1b[31mice")
     assert result.exit_code == 2 and "control character" in result.stderr
 
 

@@ -138,10 +138,25 @@ def test_forget_selectors(cli: Run, sample: None, selector: list[str], expected:
     assert ids(as_json(cli("list", "--json", "--user", "alice"))) == [5]  # other scope intact
 
 
-def test_forget_query_selects_what_search_returns(cli: Run, sample: None) -> None:
-    query = "when is the report sent?"
+def test_forget_query_selects_only_memories_holding_every_word(cli: Run, sample: None) -> None:
+    """search ORs the words (right for finding); forget --query needs all of them (issue 15:
+    `forget --query "张伟的手机号"` selected every memory about 张伟)."""
+    query = "when is the weekly report due?"  # content words: weekly, report, due
     found = ids(as_json(cli("search", query, "--json", "--limit", "100")))
-    assert ids(as_json(cli("forget", "--query", query, "--dry-run", "--json"))) == found
+    assert found == [1, 2]  # search finds both reports
+    assert ids(as_json(cli("forget", "--query", "weekly report", "--dry-run", "--json"))) == [1]
+    assert ids(as_json(cli("forget", "--query", query, "--dry-run", "--json"))) == []
+    assert ids(as_json(cli("forget", "--query", "Reports", "--dry-run", "--json"))) == [1, 2]
+
+
+def test_forget_query_in_chinese_needs_every_word(cli: Run) -> None:
+    cli("add", "张伟的手机号是13800138000")
+    cli("add", "张伟的邮箱是zhangwei@example.com")
+    cli("add", "张伟喜欢喝茶")
+    assert ids(as_json(cli("forget", "--query", "张伟的手机号", "--dry-run", "--json"))) == [1]
+    done = cli("forget", "--query", "张伟的手机号", "--yes", "--json")
+    assert as_json(done) == {"action": "forgotten", "count": 1, "ids": [1]}
+    assert ids(as_json(cli("list", "--json"))) == [2, 3]
 
 
 def test_forget_all_respects_scope(cli: Run, sample: None) -> None:
@@ -346,3 +361,43 @@ def test_gc_reports_a_locked_database_clearly(
     assert result.exit_code == 1
     assert result.stderr.startswith("zeromem: error: database is locked")
     assert "Traceback" not in result.stderr
+
+
+# -- forget --query: a broad selection is shown and must be confirmed -----------------------
+
+
+@pytest.fixture
+def reports(cli: Run) -> None:
+    for number in range(12):
+        assert cli("add", f"report number {number} for the board").exit_code == 0
+
+
+def test_forget_query_yes_refuses_more_than_query_max_without_limit(
+    cli: Run, reports: None
+) -> None:
+    refused = cli("forget", "--query", "report board", "--yes")
+    assert refused.exit_code == 2
+    assert "selects 12 memories, more than forget.query_max (10)" in refused.stderr
+    assert "--dry-run" in refused.stderr and "--limit 12" in refused.stderr
+    assert len(as_json(cli("list", "--json"))) == 12  # nothing forgotten
+    done = cli("forget", "--query", "report board", "--limit", "12", "--yes", "--json")
+    assert as_json(done)["count"] == 12
+
+
+def test_forget_query_max_is_a_config_key(cli: Run, reports: None) -> None:
+    assert cli("config", "set", "forget.query_max", "20", db=False).exit_code == 0
+    assert as_json(cli("forget", "--query", "report", "--yes", "--json"))["count"] == 12
+
+
+def test_forget_query_without_yes_shows_the_count_and_the_first_few(
+    cli: Run, reports: None
+) -> None:
+    asked = cli("forget", "--query", "report board")  # no terminal: shown, then refused
+    assert asked.exit_code == 2
+    lines = asked.stderr.splitlines()
+    assert lines[0] == "forget would take 12 memories:"
+    shown = lines[1:6]  # best match first
+    assert all(line.startswith("  #") and "[general] report number" in line for line in shown)
+    assert len({line.split()[0] for line in shown}) == 5
+    assert lines[6] == "  ... and 7 more (--dry-run lists them all)"
+    assert "refusing without confirmation" in lines[-1]

@@ -178,16 +178,21 @@ def test_claude_md_import_is_searchable_and_idempotent(
     result = cli("import", str(project / "CLAUDE.md"))
     assert result.exit_code == 0, result.stderr
     assert f"imported {len(CLAUDE_PLAN)} of {len(CLAUDE_PLAN)} records" in result.stderr
-    hits = as_json(cli("search", "周报什么时候发？", "--json"))
+    # The repository's files land in its project scope (no remote: its common git dir).
+    in_project = ("--project", str((project / ".git").resolve()))
+    assert as_json(cli("search", "周报什么时候发？", "--json")) == []
+    hits = as_json(cli("search", "周报什么时候发？", *in_project, "--json"))
     assert hits[0]["content"] == "周报每周五下午五点前发到 #billing 频道"
+    assert hits[0]["project"] == in_project[1]
     assert hits[0]["category"] == "团队约定" and hits[0]["meta"] == {
         "source": "claude-md",
         "file": str((project / "CLAUDE.md").resolve()),
-        "project": str(project.resolve()),  # the repository root, for the project scope
+        "project": str(project.resolve()),  # the repository root
     }
     personal = as_json(cli("search", "commit messages", "--json"))[0]
     assert "project" not in personal["meta"]  # the home file belongs to no repository
-    assert "[Python] Type hints everywhere" in cli("pack", "python type hints").stdout
+    assert personal["project"] is None  # so it is the user's, in every project
+    assert "[Python] Type hints everywhere" in cli("pack", "python type hints", *in_project).stdout
     # Again, and after an edit above every memory: nothing new, nothing duplicated.
     again = cli("import", str(project / "CLAUDE.md"))
     assert f"0 added, 0 updated, 0 unchanged, {len(CLAUDE_PLAN)} skipped" in again.stderr
@@ -196,7 +201,12 @@ def test_claude_md_import_is_searchable_and_idempotent(
     edited = cli("import", str(project / "CLAUDE.md"))
     assert "0 added" in edited.stderr
     with MemoryStore(db_path) as store:
-        assert store.count() == len(CLAUDE_PLAN)
+        assert store.count() == 1  # the personal file's memory
+        assert store.scoped(project=in_project[1]).count() == len(CLAUDE_PLAN) - 1
+    # --project names where a file's memories go instead.
+    named = cli("import", str(project / "CLAUDE.md"), "--project", "acme", "--db", str(db_path))
+    assert named.exit_code == 0, named.stderr
+    assert len(as_json(cli("list", "--project", "acme", "--json"))) == len(CLAUDE_PLAN)
 
 
 def test_agents_md_has_no_imports_and_gemini_md_has(cli: Run, project: Path) -> None:

@@ -92,7 +92,14 @@ def test_cli_inherit_flag_and_config(cli: Run, monkeypatch: pytest.MonkeyPatch) 
         cli("add", "Draft the report in metric", "--user", "alice", "--session", "s1").exit_code
         == 0
     )
-    scope = ("--user", "alice", "--session", "s1", "--format", "json")
+    # The user's memories are read by every session of hers; an isolated session reads them
+    # only with --inherit.
+    shared = as_json(cli("pack", "metric", "--user", "alice", "--session", "s1", "-f", "json"))
+    assert {r["content"] for r in shared} == {
+        "Alice prefers metric units",
+        "Draft the report in metric",
+    }
+    scope = ("--user", "alice", "--session", "s1", "--isolate", "--format", "json")
     plain = as_json(cli("pack", "metric", *scope))
     inherited = as_json(cli("pack", "metric", *scope, "--inherit"))
     assert [r["content"] for r in plain] == ["Draft the report in metric"]
@@ -120,3 +127,41 @@ def test_cli_share_comes_from_the_option_or_config(
     monkeypatch.setenv("ZEROMEM_PACK_PINNED_SHARE", "2")
     bad = cli("pack", QUERY)
     assert bad.exit_code == 1 and "pack.pinned_share" in bad.stderr  # a config error
+
+
+# -- headers and pinned marks (issue 15, part B) -----------------------------------------------
+
+
+def test_markdown_header_that_is_a_heading_is_not_doubled(cli: Run) -> None:
+    cli("add", "the weekly report goes out on Fridays")
+    given = cli("pack", "weekly report", "--format", "markdown", "--header", "## Memories")
+    assert given.exit_code == 0, given.stderr
+    assert given.stdout.splitlines()[0] == "## Memories"
+    level_one = cli("pack", "weekly report", "--format", "markdown", "--header", "# Context")
+    assert level_one.stdout.splitlines()[0] == "# Context"
+    plain = cli("pack", "weekly report", "--format", "markdown", "--header", "Memories")
+    assert plain.stdout.splitlines()[0] == "## Memories"
+    hashtag = cli("pack", "weekly report", "--format", "markdown", "--header", "#notes")
+    assert hashtag.stdout.splitlines()[0] == "## #notes"  # not a heading: one is made
+
+
+def test_a_header_longer_than_the_budget_warns_and_packs_without_it(cli: Run) -> None:
+    cli("add", "the weekly report goes out on Fridays")
+    header = "These are the memories you should take into account. " * 20
+    result = cli("pack", "weekly report", "--budget", "60", "--header", header)
+    assert result.exit_code == 0
+    assert "weekly report goes out on Fridays" in result.stdout
+    assert "These are the memories" not in result.stdout
+    [warning] = result.stderr.splitlines()
+    assert warning.startswith("zeromem: warning: pack: the header takes ")
+    assert warning.endswith("more than the budget of 60: packed without it")
+    fits = cli("pack", "weekly report", "--budget", "60", "--header", "Memories:")
+    assert fits.stderr == "" and fits.stdout.startswith("Memories:\n")
+
+
+def test_text_format_marks_pinned_memories(cli: Run) -> None:
+    cli("add", "answer in English", "--pin", "-c", "instruction")
+    cli("add", "the weekly report goes out on Fridays")
+    lines = cli("pack", "--budget", "200").stdout.splitlines()
+    assert lines[0].startswith("- [instruction, pinned] answer in English (")
+    assert lines[1].startswith("- [general] the weekly report goes out on Fridays (")

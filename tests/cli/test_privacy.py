@@ -1,5 +1,6 @@
-"""Privacy: one scope never sees, changes or learns about another's memories on any path, and
-the package cannot talk to the network."""
+"""Privacy: one owner (user and project) never sees, changes or learns about another's memories
+on any path, nor an isolated scope about any other scope's; and the package cannot talk to the
+network."""
 
 from __future__ import annotations
 
@@ -18,7 +19,36 @@ SCOPES = {
     "alice-coder": ["--user", "alice", "--agent", "coder"],
     "alice-session": ["--user", "alice", "--session", "s1"],
     "unscoped": [],
+    "alice-app": ["--user", "alice", "--project", "app"],
+    "alice-site": ["--user", "alice", "--project", "site", "--session", "s1"],
+    "bob-app": ["--user", "bob", "--project", "app"],
 }
+# Who owns each scope's memory: a user and project. By default a scope reads every memory of
+# its owner, whichever agent or session wrote it (a new session recalls earlier ones); with
+# --isolate it reads only its exact scope, as every scope did before the project scope.
+OWNERS = {
+    "alice": "alice",
+    "alice-coder": "alice",
+    "alice-session": "alice",
+    "bob": "bob",
+    "unscoped": "unscoped",
+    "alice-app": "alice/app",
+    "alice-site": "alice/site",
+    "bob-app": "bob/app",
+}
+MODES = {"shared": [], "isolated": ["--isolate"]}
+# A word of its own in each memory, so pack never takes two of them for near-duplicates.
+WORDS = ("apricot", "birch", "cedar", "damson", "elder", "fig", "gorse", "hazel")
+CONTENT = {
+    name: f"{name} shared private fact {word}" for name, word in zip(SCOPES, WORDS, strict=True)
+}
+
+
+def _readers(owner: str, mode: str) -> set[str]:
+    """The scopes that read the memory written in scope ``owner``."""
+    if mode == "isolated":
+        return {owner}
+    return {name for name in SCOPES if OWNERS[name] == OWNERS[owner]}
 
 
 @pytest.fixture
@@ -26,27 +56,32 @@ def seeded(cli: Run) -> dict[str, int]:
     """One memory per scope, all containing the word 'shared'; returns scope -> id."""
     ids = {}
     for name, scope in SCOPES.items():
-        ids[name] = int(cli("add", f"{name} shared private fact", *scope).stdout)
+        ids[name] = int(cli("add", CONTENT[name], *scope).stdout)
     return ids
 
 
-def test_every_read_sees_only_its_own_scope(cli: Run, seeded: dict[str, int]) -> None:
-    for name, scope in SCOPES.items():
-        mine = seeded[name]
-        assert [h["id"] for h in as_json(cli("search", "shared", *scope, "--json"))] == [mine]
-        assert [h["id"] for h in as_json(cli("search", "shared", "--fts", *scope, "--json"))] == [
-            mine
-        ]
-        assert [m["id"] for m in as_json(cli("list", *scope, "--json"))] == [mine]
-        assert as_json(cli("show", str(mine), *scope, "--json"))["id"] == mine
+@pytest.mark.parametrize("mode", MODES)
+def test_every_read_sees_only_its_owners_memories(
+    cli: Run, seeded: dict[str, int], mode: str
+) -> None:
+    for name, given in SCOPES.items():
+        scope = [*given, *MODES[mode]]
+        mine = sorted(seeded[other] for other in SCOPES if name in _readers(other, mode))
+        assert sorted(h["id"] for h in as_json(cli("search", "shared", *scope, "--json"))) == mine
+        fts = as_json(cli("search", "shared", "--fts", *scope, "--json"))
+        assert sorted(h["id"] for h in fts) == mine
+        assert sorted(m["id"] for m in as_json(cli("list", *scope, "--json"))) == mine
+        for memory_id in mine:
+            assert as_json(cli("show", str(memory_id), *scope, "--json"))["id"] == memory_id
         packed = as_json(cli("pack", "shared", "--format", "json", "--no-touch", *scope))
-        assert [m["id"] for m in packed] == [mine]
-        assert cli("pack", "shared", *scope).stdout.count("shared private fact") == 1
+        assert sorted(m["id"] for m in packed) == mine
+        assert cli("pack", "shared", *scope).stdout.count("shared private fact") == len(mine)
         exported = cli("export", *scope).stdout.splitlines()
-        assert [json.loads(line)["id"] for line in exported] == [mine]
-        assert as_json(cli("stats", *scope, "--json"))["memories"]["live"] == 1
+        assert sorted(json.loads(line)["id"] for line in exported) == mine
+        assert as_json(cli("stats", *scope, "--json"))["memories"]["live"] == len(mine)
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(
     "command",
     [
@@ -59,31 +94,33 @@ def test_every_read_sees_only_its_own_scope(cli: Run, seeded: dict[str, int]) ->
     ],
     ids=lambda c: " ".join(c[:1] + c[2:3]),
 )
-def test_another_scopes_id_is_simply_not_found(
-    cli: Run, seeded: dict[str, int], command: list[str]
+def test_another_owners_id_is_simply_not_found(
+    cli: Run, seeded: dict[str, int], command: list[str], mode: str
 ) -> None:
     for owner, victim_id in seeded.items():
         for intruder, scope in SCOPES.items():
-            if intruder == owner:
+            if intruder in _readers(owner, mode):
                 continue
             args = [part.format(id=victim_id) for part in command]
-            result = cli(*args, *scope)
+            result = cli(*args, *scope, *MODES[mode])
             assert result.exit_code == 1, (owner, intruder, result.stderr)
             assert result.stderr.startswith(f"zeromem: error: no memory #{victim_id} ")
             assert "shared" not in result.stderr + result.stdout  # nothing about its content
     for name, scope in SCOPES.items():  # and nothing changed
-        record = as_json(cli("show", str(seeded[name]), *scope, "--json"))
-        assert record["content"] == f"{name} shared private fact"
+        record = as_json(cli("show", str(seeded[name]), *scope, "--isolate", "--json"))
+        assert record["content"] == CONTENT[name]
         assert record["importance"] == 5 and record["deleted_at"] is None
 
 
-def test_a_forgotten_memory_cannot_be_restored_from_another_scope(
+def test_a_forgotten_memory_cannot_be_restored_by_another_owner(
     cli: Run, seeded: dict[str, int]
 ) -> None:
     assert cli("forget", str(seeded["alice"]), "--yes", "--user", "alice").exit_code == 0
-    for intruder in ("bob", "alice-coder", "unscoped"):
-        assert cli("restore", str(seeded["alice"]), *SCOPES[intruder]).exit_code == 1
-        assert cli("history", str(seeded["alice"]), *SCOPES[intruder]).exit_code == 1
+    intruders = [SCOPES[name] for name in ("bob", "unscoped", "alice-app", "bob-app")]
+    intruders.append([*SCOPES["alice-coder"], "--isolate"])
+    for scope in intruders:
+        assert cli("restore", str(seeded["alice"]), *scope).exit_code == 1
+        assert cli("history", str(seeded["alice"]), *scope).exit_code == 1
     assert cli("restore", str(seeded["alice"]), "--user", "alice").exit_code == 0
 
 
@@ -93,6 +130,13 @@ def test_key_upsert_and_duplicates_never_cross_scopes(cli: Run) -> None:
     assert bob.stderr == "" and bob.stdout == "2\n"  # a new memory, not an update of alice's
     same = cli("add", "alice's report day", "--user", "bob")
     assert same.stdout == "3\n"  # identical text in another scope is not a "duplicate"
+    assert as_json(cli("show", "1", "--user", "alice", "--json"))["content"] == (
+        "alice's report day"
+    )
+    app = cli(
+        "add", "the app's report day", "--key", "report", "--user", "alice", "--project", "app"
+    )
+    assert app.stdout == "4\n"  # a project is another owner: its own key
     assert as_json(cli("show", "1", "--user", "alice", "--json"))["content"] == (
         "alice's report day"
     )

@@ -259,3 +259,10 @@ def test_a_bad_as_of_is_a_one_line_error(cli: Run) -> None:
     result = cli("search", "anything", "--as-of", "someday")
     assert result.exit_code != 0 and "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_since_a_date_before_year_1000_finds_everything_after_it(cli: Run) -> None:
+    assert cli("add", "the staging database is db-2.internal").exit_code == 0
+    result = cli("search", "staging", "--since", "0999-01-01", "--format", "ids")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.split() == ["1"]

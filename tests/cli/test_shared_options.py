@@ -128,14 +128,16 @@ def test_exactly_the_store_commands_take_the_store_options() -> None:
         )
         for full, one in each.items():
             options = {opt for p in one.params for opt in getattr(p, "opts", [])}
-            taking[full] = sorted(options & {"--db", "--user", "--agent", "--session"})
-    store = ["--agent", "--db", "--session", "--user"]
+            taking[full] = sorted(
+                options & {"--db", "--user", "--agent", "--session", "--key-file"}
+            )
+    store = ["--agent", "--db", "--key-file", "--session", "--user"]
     # README: these open no database (admin init-postgres takes its URL as an argument)
-    storeless = {"config", "path", "completions", "setup", "admin"}
+    storeless = {"config", "path", "completions", "setup", "key", "admin"}
     assert {name for name, options in taking.items() if options == store} == (
         set(COMMAND_ORDER) - storeless
     )
     assert taking["setup"] == ["--db", "--user"]  # its own: the entries' database, user files
     assert taking["path"] == ["--db"]
-    others = [n for n in taking if n.startswith(("config ", "completions"))]
-    assert len(others) == 6 and all(taking[n] == [] for n in others)
+    others = [n for n in taking if n.startswith(("config ", "completions", "key "))]
+    assert len(others) == 8 and all(taking[n] == [] for n in others)

@@ -247,14 +247,24 @@ def test_mem0_get_all_imports(cli: Run, tmp_path: Path) -> None:
     path.write_text(json.dumps(MEM0))
     result = cli("import", str(path), "--all-scopes")
     assert result.exit_code == 0, result.stderr
-    [food] = as_json(cli("list", "--user", "alice", "--json"))
+    [food] = as_json(cli("list", "--user", "alice", "--isolate", "--json"))
     assert food["content"] == "Prefers vegetarian food"
     assert food["uid"] == "3c90c3cc-0d44-4b50-8888-8dd25736052a"
     assert food["meta"] == {"mem0_id": food["uid"], "source": "onboarding"}
     assert food["tags"] == ["food"]
     assert food["created_at"] == "2024-07-20T08:30:33Z"
     [acme] = as_json(
-        cli("list", "--user", "alice", "--agent", "helper", "--session", "run-7", "--json")
+        cli(
+            "list",
+            "--user",
+            "alice",
+            "--agent",
+            "helper",
+            "--session",
+            "run-7",
+            "--isolate",
+            "--json",
+        )
     )
     assert acme["meta"]["mem0_id"] == "mem-2" and acme["updated_at"] == "2024-07-22T10:00:00Z"
     again = as_json(cli("import", str(path), "--all-scopes", "--json"))

@@ -29,7 +29,7 @@ def test_pinned_memories_come_first_even_without_a_match(store: MemoryStore) -> 
     pinned = store.add("User's name is Dana; answer in English", pinned=True, importance=1)
     result = store.pack("weekly report", budget=200)
     assert [m.id for m in result.memories][0] == pinned.id
-    assert result.text.splitlines()[0].startswith("- [general] User's name is Dana")
+    assert result.text.splitlines()[0].startswith("- [general, pinned] User's name is Dana")
     assert len(result.memories) == 2
 
 

@@ -102,17 +102,38 @@ def test_neighbours_never_cross_scopes(db_path: Path) -> None:
 # -- inherit: a session's pack also draws on the scopes around it ------------------------------
 
 
-def test_enclosing_scopes_are_the_session_then_agent_then_user_dropped() -> None:
+def test_enclosing_scopes_are_the_owners_around_the_scope() -> None:
     from zeromem_cli.models import Scope
     from zeromem_cli.pack.select import enclosing_scopes
 
-    assert enclosing_scopes(Scope("alice", "bot", "s1")) == [
-        Scope("alice", "bot"),
-        Scope("alice"),
-        Scope(),
-    ]
-    assert enclosing_scopes(Scope(None, "bot", "s1")) == [Scope(None, "bot"), Scope()]
+    # A store already reads every agent and session of its user and project: around it are
+    # only the user's memories outside any project (never the unscoped: another owner).
+    assert enclosing_scopes(Scope("alice", "bot", "s1", "app")) == [Scope("alice")]
+    assert enclosing_scopes(Scope(None, "bot", "s1", "app")) == [Scope()]
+    assert enclosing_scopes(Scope("alice", "bot", "s1")) == []
     assert enclosing_scopes(Scope()) == []
+
+
+def test_enclosing_scopes_of_an_isolated_scope_drop_session_agent_project_user() -> None:
+    from zeromem_cli.models import Scope
+    from zeromem_cli.pack.select import enclosing_scopes
+
+    def exact(*fields: str | None) -> Scope:
+        return Scope(*fields, isolate=True)
+
+    assert enclosing_scopes(exact("alice", "bot", "s1")) == [
+        exact("alice", "bot"),
+        exact("alice"),
+        exact(),
+    ]
+    assert enclosing_scopes(exact("alice", "bot", "s1", "app")) == [
+        exact("alice", "bot", None, "app"),
+        exact("alice", None, None, "app"),
+        exact("alice"),
+        exact(),
+    ]
+    assert enclosing_scopes(exact(None, "bot", "s1")) == [exact(None, "bot"), exact()]
+    assert enclosing_scopes(exact()) == []
 
 
 def _scopes_db(path: Path) -> None:
@@ -129,9 +150,26 @@ def _scopes_db(path: Path) -> None:
         other.add("Alice: the weekly report of another session")
 
 
-def test_inherit_packs_the_session_with_its_agent_and_user_memories(db_path: Path) -> None:
+def test_a_session_packs_its_users_other_sessions_and_agents_never_another_user(
+    db_path: Path,
+) -> None:
     _scopes_db(db_path)
     with MemoryStore(db_path, user="alice", agent="bot", session="s1") as store:
+        packed = _packed(store, "weekly report")
+    assert packed[0] == "Alice prefers metric units in every report"  # pinned: core memory
+    assert set(packed) == {
+        "Alice prefers metric units in every report",
+        "The weekly report is due Friday at 17:00",
+        "Alice: can you draft the weekly report?",
+        "Alice: the weekly report of another session",
+    }  # never Bob's
+
+
+def test_inherit_packs_an_isolated_session_with_its_agent_and_user_memories(
+    db_path: Path,
+) -> None:
+    _scopes_db(db_path)
+    with MemoryStore(db_path, user="alice", agent="bot", session="s1", isolate=True) as store:
         alone = _packed(store, "weekly report")
         inherited = _packed(store, "weekly report", inherit=True)
     assert alone == ["Alice: can you draft the weekly report?"]
@@ -141,3 +179,18 @@ def test_inherit_packs_the_session_with_its_agent_and_user_memories(db_path: Pat
         "The weekly report is due Friday at 17:00",
         "Alice: can you draft the weekly report?",
     }  # never Bob's, nor another session's
+
+
+def test_a_long_neighbour_borrows_in_proportion(db_path: Path) -> None:
+    # A budget fills by tokens: an essay next to the best hit must not borrow as much as the
+    # short turn on its other side, or it takes the room of the turns that answer.
+    essay = "Assistant: " + "Here is a long and general overview of travel planning. " * 50
+    with MemoryStore(db_path, session="chat-1") as store:
+        short = store.write(TURNS[0], created_at=START).memory.id
+        store.write(TURNS[1], created_at=START + timedelta(minutes=1))
+        long = store.write(essay, created_at=START + timedelta(minutes=2)).memory.id
+    with MemoryStore(db_path, session="chat-1", clock=lambda: START + timedelta(days=1)) as store:
+        result = store.pack("How was the waterfall in Oregon?", budget=2000, touch=False)
+        lent = {c.memory.id: c.context for c in result.candidates}
+    assert lent[short] > 0
+    assert lent[long] < lent[short] * 300 / len(essay) * 1.01

@@ -110,13 +110,12 @@ def test_to_iso_is_the_fixed_width_utc_form() -> None:
     assert from_iso(to_iso(NOW)) == NOW
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="to_iso uses strftime('%Y'), which glibc does not pad below year 1000: "
-    "'999-01-01T00:00:00Z' sorts after 2026, so `search --since 0999-01-01` finds nothing",
-)
 def test_to_iso_pads_years_before_1000() -> None:
+    """glibc's strftime('%Y') does not pad below year 1000: '999-01-01T00:00:00Z' sorted after
+    2026, so `search --since 0999-01-01` found nothing."""
     assert to_iso(datetime(999, 1, 1, tzinfo=timezone.utc)) == "0999-01-01T00:00:00Z"
+    assert to_iso(datetime(1, 1, 1, tzinfo=timezone.utc)) == "0001-01-01T00:00:00Z"
+    assert to_iso(datetime(999, 1, 1, tzinfo=timezone.utc)) < to_iso(NOW)
 
 
 # -- expiry and since --------------------------------------------------------------------------

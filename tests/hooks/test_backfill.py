@@ -93,3 +93,75 @@ def test_a_last_line_still_being_written_is_skipped(cli: Run, tmp_path: Path) ->
     result = cli("ingest", "--format", "claude-code", str(path))
     assert result.exit_code == 0, result.stderr
     assert [m["content"] for m in as_json(cli("list", "--json"))] == ["I prefer oat milk"]
+
+
+# -- where a backfilled session's memories go: where its hooks would have written them -------
+
+
+def _checkout(folder: Path, remote: str) -> Path:
+    """A git checkout as git leaves it on disk (zeromem reads these files, never runs git)."""
+    (folder / ".git").mkdir(parents=True)
+    (folder / ".git" / "config").write_text(f'[remote "origin"]\n\turl = {remote}\n')
+    return folder
+
+
+def _moved(harness: str, folder: Path, cwd: Path) -> Path:
+    """The harness's fixture transcript, recorded in ``cwd`` instead of its own directory."""
+    path = transcript(harness, folder)
+    text = path.read_text(encoding="utf-8").replace("/home/ada/projects/ledger", str(cwd))
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("harness", "session"),
+    [
+        ("claude-code", "00893aaf-19fa-41d2-8238-13269b9b3ca0"),
+        ("codex", "019add38-07f3-7e93-ae71-3e0095eb0315"),
+    ],
+)
+def test_a_transcript_goes_to_its_sessions_project_with_its_session_as_origin(
+    cli: Run, tmp_path: Path, harness: str, session: str
+) -> None:
+    repo = _checkout(tmp_path / "ledger", "git@github.com:Acme/Ledger.git")
+    path = _moved(harness, tmp_path, repo / "src")
+    assert cli("ingest", "--format", harness, str(path)).exit_code == 0
+    stored = as_json(cli("list", "--json", "--project", "github.com/Acme/Ledger"))
+    assert stored and {(m["project"], m["session"]) for m in stored} == {
+        ("github.com/Acme/Ledger", session)
+    }
+    assert as_json(cli("list", "--json")) == []  # not the user's project-less memories
+    # Backfilling it again finds them where they are: nothing twice.
+    again = cli("ingest", "--format", harness, str(path), "--project", "auto")
+    assert "0 added" in again.stderr, again.stderr
+
+
+def test_project_and_session_options_name_where_a_backfill_goes(cli: Run, tmp_path: Path) -> None:
+    repo = _checkout(tmp_path / "ledger", "https://github.com/Acme/Ledger")
+    path = _moved("claude-code", tmp_path, repo)
+    result = cli(
+        "ingest", "--format", "claude-code", str(path), "--project", "notes", "--session", "s1"
+    )
+    assert result.exit_code == 0, result.stderr
+    stored = as_json(cli("list", "--json", "--project", "notes"))
+    assert stored and {(m["project"], m["session"]) for m in stored} == {("notes", "s1")}
+    assert as_json(cli("list", "--json", "--project", "github.com/Acme/Ledger")) == []
+
+
+def test_a_session_outside_any_repository_and_gemini_stay_the_users(
+    cli: Run, tmp_path: Path
+) -> None:
+    """A directory that is no repository (or no longer exists) is no project; Gemini CLI
+    records only a hash of its directory, so its chats keep the store's project."""
+    outside = tmp_path / "scratch"
+    outside.mkdir()
+    claude = _moved("claude-code", tmp_path, outside)
+    gemini = transcript("gemini", tmp_path)
+    for harness, path in (("claude-code", claude), ("gemini", gemini)):
+        assert cli("ingest", "--format", harness, str(path)).exit_code == 0
+    stored = as_json(cli("list", "--json"))
+    assert {m["project"] for m in stored} == {None}
+    assert {m["session"] for m in stored} == {
+        "00893aaf-19fa-41d2-8238-13269b9b3ca0",
+        "3b44bc68-5e1f-4d2a-9c7e-1f2a3b4c5d6e",
+    }

@@ -38,7 +38,9 @@ def test_session_start_injects_core_memory_first_as_additional_context(seeded: P
     assert context.startswith("<zeromem-memory>\nWhat the user told earlier sessions")
     assert context.endswith("</zeromem-memory>")
     lines = memory_lines(context)
-    assert lines[0].startswith("- [fact] Ada's team ships the ledger service every Thursday")
+    assert lines[0].startswith(
+        "- [fact, pinned] Ada's team ships the ledger service every Thursday"
+    )
     assert len(lines) == 4  # a 600-token default budget holds all four
 
 

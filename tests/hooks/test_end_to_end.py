@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.hooks.conftest import context_of, hook_env, memory_lines, payload, run_hook
+from zeromem_cli import MemoryStore
 
 SESSION_ONE = [
     ("user", "Hi! I'm setting up the billing service. My name is Ada."),
@@ -81,6 +82,26 @@ def test_what_session_one_establishes_reaches_session_two(harness: str, tmp_path
     env = hook_env(ZEROMEM_HOOKS_SESSION_START_BUDGET="130")
     transcript = tmp_path / f"session-one.{harness}"
     one = {"session_id": "session-one"}
+    run_session_one(harness, db, env, transcript, one)
+
+    # Session 2: its start brings the user's facts and preferences...
+    two = {"session_id": "session-two", "transcript_path": str(tmp_path / "two")}
+    given, prompt = run_session_two(harness, db, env, two)
+    assert 2 <= len(given) < 8
+    # ...and the first prompt what bears on it, none of it given twice.
+    assert prompt and not set(prompt) & set(given)
+    everything = " ".join(given + prompt)
+    assert "I prefer pytest over unittest" in everything
+    assert "the staging database is db-2.internal" in everything
+    assert any("pytest" in line or "staging" in line for line in prompt)
+    # Never the assistant's words, nor the private span.
+    assert "start from the tests" not in everything and "Bob" not in everything
+
+
+def run_session_one(
+    harness: str, db: Path, env: dict[str, str], transcript: Path, one: dict[str, Any]
+) -> None:
+    """Session 1 as the harness runs it: a start, a stop every two turns, an end."""
 
     # Session 1: nothing to inject yet (no database), then every turn is captured.
     start = run_hook(
@@ -103,22 +124,62 @@ def test_what_session_one_establishes_reaches_session_two(harness: str, tmp_path
     )
     assert end.returncode == 0 and end.stderr == b""
 
-    # Session 2: its start brings the user's facts and preferences...
-    two = {"session_id": "session-two", "transcript_path": str(tmp_path / "two")}
+
+def run_session_two(
+    harness: str, db: Path, env: dict[str, str], two: dict[str, Any]
+) -> tuple[list[str], list[str]]:
+    """The memory lines session 2 is given at its start and with its first prompt."""
     body = payload(harness, "session-start", **two)
     given = memory_lines(
         context_of(run_hook(harness, "session-start", body, db=db, env=env), START_NAMES[harness])
     )
-    assert 2 <= len(given) < 8
-    # ...and the first prompt what bears on it, none of it given twice.
     body = payload(harness, "user-prompt", prompt=FIRST_PROMPT, **two)
-    prompt = memory_lines(
-        context_of(run_hook(harness, "user-prompt", body, db=db, env=env), PROMPT_NAMES[harness])
+    answer = run_hook(harness, "user-prompt", body, db=db, env=env)
+    if answer.returncode == 0 and answer.stderr == b"" and answer.stdout in (b"", b"{}"):
+        return given, []  # the harness's "nothing": all that bears on it was given at start
+    return given, memory_lines(context_of(answer, PROMPT_NAMES[harness]))
+
+
+def checkout(folder: Path, remote: str) -> Path:
+    """A git checkout as git leaves it on disk (the hooks read these files, never run git)."""
+    (folder / ".git").mkdir(parents=True)
+    (folder / ".git" / "config").write_text(f'[remote "origin"]\n\turl = {remote}\n')
+    (folder / "src").mkdir()
+    return folder / "src"
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini"])
+def test_session_two_in_another_project_is_given_none_of_session_one(
+    harness: str, tmp_path: Path
+) -> None:
+    """Session 1 works in the billing repository: what it establishes lands in that project.
+    A later session there is given it; a session in another repository of the same person is
+    given its own project's memories and her project-less ones, never billing's."""
+    db = tmp_path / "memories.db"
+    env = hook_env(ZEROMEM_HOOKS_SESSION_START_BUDGET="130")
+    billing = checkout(tmp_path / "billing", "git@github.com:Acme/Billing.git")
+    site = checkout(tmp_path / "site", "https://github.com/Acme/Site")
+    transcript = tmp_path / f"session-one.{harness}"
+    run_session_one(harness, db, env, transcript, {"session_id": "one", "cwd": str(billing)})
+    with MemoryStore(db) as own:  # the user's own, outside any project
+        own.add("Ada reviews pull requests before lunch", category="preference", pinned=True)
+    with MemoryStore(db, project="github.com/Acme/Site", session="earlier") as earlier:
+        earlier.add("The staging database of the site is a SQLite file", category="fact")
+    with MemoryStore(db, project="github.com/Acme/Billing") as project:
+        captured = project.list(limit=100)
+    assert captured and {m.session for m in captured} == {"one"}
+
+    base = {"transcript_path": str(tmp_path / "two")}
+    given, prompt = run_session_two(
+        harness, db, env, {**base, "session_id": "two", "cwd": str(billing)}
     )
-    assert prompt and not set(prompt) & set(given)
-    everything = " ".join(given + prompt)
-    assert "I prefer pytest over unittest" in everything
-    assert "the staging database is db-2.internal" in everything
-    assert any("pytest" in line or "staging" in line for line in prompt)
-    # Never the assistant's words, nor the private span.
-    assert "start from the tests" not in everything and "Bob" not in everything
+    here = " ".join(given + prompt)
+    assert "db-2.internal" in here and "before lunch" in here
+    assert "SQLite file" not in here
+
+    given, prompt = run_session_two(
+        harness, db, env, {**base, "session_id": "three", "cwd": str(site)}
+    )
+    there = " ".join(given + prompt)
+    assert "SQLite file" in there and "before lunch" in there
+    assert not any(m.content in there for m in captured)

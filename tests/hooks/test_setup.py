@@ -311,7 +311,8 @@ def test_setup_writes_hooks_that_really_run(home: Path, tmp_path: Path) -> None:
         json.dumps({"type": "user", "message": {"role": "user", "content": "My shell is fish."}})
         + "\n"
     )
-    body = json.dumps({"session_id": "s", "transcript_path": str(transcript)})
+    # Outside a git repository: no project, so the user's project-less store holds it.
+    body = json.dumps({"session_id": "s", "transcript_path": str(transcript), "cwd": str(tmp_path)})
     result = subprocess.run(
         command, shell=True, input=body.encode(), capture_output=True, timeout=60
     )

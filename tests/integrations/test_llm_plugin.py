@@ -299,3 +299,133 @@ def test_a_bad_tool_box_setting_is_one_error_line(env: dict[str, str]) -> None:
     result = run_llm(env, "-m", "echo", "-T", "Zeromem(max_tokens=5)", "hi", check=False)
     assert result.returncode == 1
     assert result.stderr == "Error: Zeromem: max_tokens must be at least 20\n"
+
+
+# -- the project scope (#18): the same environment, the same memories as `zeromem` ------------
+
+
+@pytest.fixture
+def projects(db_path: Path) -> None:
+    """One user's memories in two projects and outside any, each in an earlier session."""
+    with MemoryStore(db_path, session="monday", project="github.com/Acme/App") as app:
+        app.add("Deploy the app with make release", category="fact")
+    with MemoryStore(db_path, session="monday", project="site") as site:
+        site.add("Deploy the site by pushing to the gh-pages branch", category="fact")
+    with MemoryStore(db_path, session="monday") as own:
+        own.add("Deploy windows are Tuesday mornings", category="preference")
+
+
+def repository(tmp_path: Path) -> Path:
+    """A git checkout (its files as git writes them) whose origin carries a credential."""
+    repo = tmp_path / "checkout"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "config").write_text(
+        '[core]\n\tbare = false\n[remote "origin"]\n'
+        "\turl = https://oauth2:" + SECRET + "@github.com/Acme/App.git\n",
+        encoding="utf-8",
+    )
+    (repo / "src").mkdir()
+    return repo
+
+
+def run_in(cwd: Path, env: dict[str, str], *args: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-m", "llm", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+@needs_echo
+def test_the_fragment_reads_the_project_of_zeromem_project(
+    env: dict[str, str], projects: None
+) -> None:
+    env = {**env, "ZEROMEM_PROJECT": "site"}
+    packed = zeromem(env, "pack", "deploy", "--no-touch")
+    assert "gh-pages" in packed and "make release" not in packed and "Tuesday" not in packed
+    prompt = echoed(run_llm(env, "-m", "echo", "-f", "zeromem:deploy", "q").stdout)[0]["prompt"]
+    assert prompt == packed + "\nq"
+    # A fragment option names another project; inherit adds the user's own memories.
+    other = run_llm(
+        env, "-m", "echo", "-f", "zeromem:deploy?project=github.com/Acme/App&inherit=true", "q"
+    ).stdout
+    prompt = echoed(other)[0]["prompt"]
+    assert "make release" in prompt and "Tuesday" in prompt and "gh-pages" not in prompt
+
+
+@needs_echo
+def test_project_auto_is_the_repository_llm_runs_in(
+    env: dict[str, str], projects: None, tmp_path: Path
+) -> None:
+    env = {**env, "ZEROMEM_PROJECT": "auto"}
+    inside = repository(tmp_path) / "src"
+    out = run_in(inside, env, "-m", "echo", "-f", "zeromem:deploy", "q")
+    prompt = echoed(out)[0]["prompt"]
+    assert "make release" in prompt and "gh-pages" not in prompt and "Tuesday" not in prompt
+    assert SECRET not in out
+    # Outside any repository `auto` is no project: the user's own memories.
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    prompt = echoed(run_in(outside, env, "-m", "echo", "-f", "zeromem:deploy", "q"))[0]["prompt"]
+    assert "Tuesday" in prompt and "make release" not in prompt and "gh-pages" not in prompt
+    # A tool call in the repository writes into its project, where `zeromem` finds it.
+    out = run_in(
+        inside,
+        env,
+        "-m",
+        "echo",
+        "-T",
+        "Zeromem",
+        tool_calls(("Zeromem_remember", {"text": "Releases are tagged vYEAR.N"})),
+    )
+    assert tool_outputs(out) == ["stored #4"]
+    unscoped = {k: v for k, v in env.items() if k != "ZEROMEM_PROJECT"}
+    found = json.loads(zeromem(unscoped, "show", "4", "--project", "github.com/Acme/App", "--json"))
+    assert found["project"] == "github.com/Acme/App" and found["session"] is None
+    assert zeromem(unscoped, "search", "tagged") == ""  # not the user's project-less memory
+
+
+@needs_echo
+def test_the_tool_box_project_and_isolation_are_the_ones_it_was_given(
+    env: dict[str, str], projects: None
+) -> None:
+    out = run_llm(
+        env,
+        "-m",
+        "echo",
+        "-T",
+        'Zeromem(project="site")',
+        tool_calls(("Zeromem_search", {"query": "deploy"})),
+    ).stdout
+    [found] = tool_outputs(out)
+    assert "gh-pages" in found and "make release" not in found and "Tuesday" not in found
+    # A new session reads the earlier ones; isolated (option or setting), only its own.
+    calls = tool_calls(("Zeromem_search", {"query": "deploy"}))
+    box = 'Zeromem(project="site", session="tuesday"{})'
+    assert (
+        "gh-pages"
+        in tool_outputs(run_llm(env, "-m", "echo", "-T", box.format(""), calls).stdout)[0]
+    )
+    isolated = run_llm(env, "-m", "echo", "-T", box.format(", isolate=true"), calls).stdout
+    assert tool_outputs(isolated) == ["no memories match"]
+    setting = {**env, "ZEROMEM_SCOPE_ISOLATE_SESSIONS": "true"}
+    assert tool_outputs(run_llm(setting, "-m", "echo", "-T", box.format(""), calls).stdout) == [
+        "no memories match"
+    ]
+    fragment = "zeromem:deploy?project=site&session=tuesday&isolate=true"
+    prompt = echoed(run_llm(env, "-m", "echo", "-f", fragment, "q").stdout)[0]["prompt"]
+    assert "gh-pages" not in prompt
+
+
+@needs_echo
+def test_a_bad_isolate_value_is_one_error_line(env: dict[str, str]) -> None:
+    result = run_llm(env, "-m", "echo", "-T", 'Zeromem(isolate="yes")', "hi", check=False)
+    assert result.returncode == 1
+    assert result.stderr == "Error: Zeromem: isolate must be true or false, not 'yes'\n"
+    result = run_llm(env, "-m", "echo", "-f", "zeromem:x?isolate=maybe", "q", check=False)
+    assert result.returncode == 1 and "isolate must be true or false, not 'maybe'" in result.stderr

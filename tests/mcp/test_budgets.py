@@ -35,6 +35,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpClient]:
         home / "m.db",
         "--user",
         "prop",
+        "--isolate",  # each example's session is a store of its own
         "--allow-scope-override",
         "--tools",
         "all",

@@ -149,6 +149,14 @@ def test_forget_by_id_now_by_filter_only_as_a_dry_run(client: McpClient) -> None
     assert "say what to forget" in client.error("memory_forget")
 
 
+def test_forget_by_query_needs_every_word(client: McpClient) -> None:
+    """As `zeromem forget --query`: search ORs the words, a deletion must not (issue 15)."""
+    phone = client.ok("memory_save", text="张伟的手机号是13800138000")
+    client.ok("memory_save", text="张伟的邮箱是zhangwei@example.com")
+    preview = client.ok("memory_forget", query="张伟的手机号")
+    assert preview["count"] == 1 and preview["memories"][0]["id"] == phone["id"]
+
+
 def test_ingest_stores_what_the_user_asks_to_keep(client: McpClient) -> None:
     data = client.ok(
         "memory_ingest",

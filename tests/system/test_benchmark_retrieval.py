@@ -24,6 +24,6 @@ def test_quick_benchmark_prints_every_table(
     assert "plain R@10" in out and "held-out" in out and "tuning" in out
     assert "hit@3" in out and "MRR" in out
     assert "variants: traditional" in out  # the project's own Chinese cases
-    assert "LongMemEval_S dev" in out
+    assert "LongMemEval_S dev" in out and "each session its own, asked from a new one" in out
     if (DATASETS / "longmemeval_s_dev100.json.gz").is_file():
         assert "session hit@5 zm/plain" in out and "pack@1000 zm/plain" in out

@@ -46,14 +46,18 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
-def _fill(folder: Path) -> None:
+def _fill(folder: Path, leave: int = 0) -> None:
+    """Fill the disk, but for about ``leave`` bytes."""
     try:
         with open(folder / "filler", "wb", buffering=0) as handle:
-            while True:
-                handle.write(b"x" * 1024)
+            while shutil.disk_usage(folder).free > leave + 4096:
+                handle.write(b"x" * 4096)
+            if not leave:
+                while True:
+                    handle.write(b"x" * 1024)
     except OSError:
         pass  # full: that is the point
-    assert shutil.disk_usage(folder).free < 1024
+    assert shutil.disk_usage(folder).free < max(leave, 1024) + 4096
 
 
 def _zeromem(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -101,3 +105,40 @@ def test_an_unwritable_config_folder_is_one_plain_line(tmp_path: Path) -> None:
     home.write_text("a file where the config folder should be\n", encoding="utf-8")
     result = _zeromem(home, "config", "set", "add.default_category", "work")
     _one_plain_line(result, "cannot write config")
+
+
+def test_a_full_disk_is_one_plain_line_on_an_encrypted_store(
+    small_disk: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLCipher's errors take the same path: the disk is named, never the key."""
+    pytest.importorskip("sqlcipher3")
+    key = "a passphrase that must never be printed"
+    monkeypatch.setenv("ZEROMEM_KEY", key)
+    home = small_disk / "home"
+    db = small_disk / "memories.db"
+    assert _zeromem(home, "add", "the first memory", "--db", str(db)).returncode == 0
+    with MemoryStore(db, key=key) as reader:
+        _fill(small_disk)
+        result = _zeromem(home, "add", "many words " * 3000, "--db", str(db))
+        _one_plain_line(result, "database or disk is full")
+        assert key not in result.stderr
+        assert [m.content for m in reader.list()] == ["the first memory"]
+
+
+def test_encrypt_on_a_full_disk_is_one_line_and_keeps_the_plain_store(
+    small_disk: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("sqlcipher3")
+    home = small_disk / "home"
+    db = small_disk / "memories.db"
+    assert _zeromem(home, "add", "words " * 5000, "--db", str(db)).returncode == 0
+    _fill(small_disk, leave=db.stat().st_size // 2)  # room to start the copy, not to finish it
+    monkeypatch.setenv("ZEROMEM_KEY", "a passphrase that must never be printed")
+    result = _zeromem(home, "encrypt", "--db", str(db))
+    _one_plain_line(result, "disk")  # SQLCipher says "disk I/O error" here
+    assert "full" in result.stderr and "never be printed" not in result.stderr
+    assert not list(small_disk.glob("*.zeromem-convert*"))  # no half-written copy left
+    monkeypatch.delenv("ZEROMEM_KEY")
+    (small_disk / "filler").unlink()
+    with MemoryStore(db) as store:  # still the plain store, whole
+        assert [m.content for m in store.list()] == [("words " * 5000).strip()]

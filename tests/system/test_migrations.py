@@ -13,6 +13,7 @@ while the backend-neutral contract (tests/core) never sees a schema.
 from __future__ import annotations
 
 import sqlite3
+import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -75,13 +76,15 @@ def _database_at(path: Path, version: int) -> None:
             "2026-01-02T00:00:00Z",
         ),
     ]
+    blob_uids = version > MIGRATIONS.index(migrations_module.m007_uid_blob)
     for mid, uid, content, category, tags, key, deleted in rows:
+        stored_uid: str | bytes = uuid.UUID(uid).bytes if blob_uids else uid
         conn.execute(
             "INSERT INTO memories (id, uid, content, content_hash, category, tags, key, "
             "created_at, updated_at, deleted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 mid,
-                uid,
+                stored_uid,
                 content,
                 mid,
                 category,
@@ -136,7 +139,7 @@ def test_every_earlier_version_upgrades_without_loss(tmp_path: Path, version: in
 def test_a_uid_that_is_not_a_uuid_survives_the_upgrade(tmp_path: Path) -> None:
     """Only a hand-edited database has one: it stays text and reads back unchanged."""
     old = tmp_path / "old.db"
-    _database_at(old, LATEST_VERSION - 1)
+    _database_at(old, MIGRATIONS.index(migrations_module.m007_uid_blob))
     conn = sqlite3.connect(old)
     conn.execute("UPDATE memories SET uid = 'legacy-2' WHERE id = 2")
     conn.commit()
@@ -234,6 +237,44 @@ def test_index_is_rebuilt_when_the_segmentation_version_changes(db_path: Path) -
 # -- single steps: the previous schema upgrades in place ----------------------------------------
 
 
+def _old_rows(
+    path: Path,
+    steps: list,  # type: ignore[type-arg]
+    rows: list[tuple[str, int, int, str | None]],
+    at: datetime,
+) -> None:
+    """A database at the schema of ``steps`` holding ``rows`` (content, pinned, importance,
+    expires_at), written and indexed as zeromem then wrote them (today's code writes columns
+    an old schema lacks)."""
+    from zeromem_cli.storage.sqlite import fts
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    for step in steps:
+        step(conn)
+    conn.execute(f"PRAGMA user_version = {len(steps)}")
+    stamp = at.strftime("%Y-%m-%dT%H:%M:%SZ")
+    for number, (content, pinned, importance, expires_at) in enumerate(rows, start=1):
+        conn.execute(
+            "INSERT INTO memories (id, uid, content, content_hash, pinned, importance, "
+            "expires_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                number,
+                str(uuid.uuid4()),
+                content,
+                number,
+                pinned,
+                importance,
+                expires_at,
+                stamp,
+                stamp,
+            ),
+        )
+        row = conn.execute("SELECT * FROM memories WHERE id = ?", (number,)).fetchone()
+        fts.index_row(conn, row)
+    conn.close()
+
+
 def test_previous_schema_gains_the_live_expiry_index_and_keeps_its_data(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -242,13 +283,13 @@ def test_previous_schema_gains_the_live_expiry_index_and_keeps_its_data(
     previous = migrations_module.MIGRATIONS[
         : migrations_module.MIGRATIONS.index(migrations_module.m005_live_expiry_index)
     ]
-    monkeypatch.setattr(migrations_module, "MIGRATIONS", previous)
-    monkeypatch.setattr(migrations_module, "LATEST_VERSION", len(previous))
-    with MemoryStore(path, clock=lambda: start) as store:
-        store.add("expires soon", ttl="1h")
-        store.add("stays")
+    _old_rows(
+        path,
+        previous,
+        [("expires soon", 0, 5, "2026-01-01T01:00:00Z"), ("stays", 0, 5, None)],
+        start,
+    )
     assert "idx_memories_expires" in index_names(path)
-    monkeypatch.undo()
 
     later = start + timedelta(days=1)
     with MemoryStore(path, clock=lambda: later) as store:
@@ -286,14 +327,9 @@ def test_previous_schema_gains_the_pinned_rank_index_and_keeps_the_order(
     previous = migrations_module.MIGRATIONS[
         : migrations_module.MIGRATIONS.index(migrations_module.m006_pinned_rank_index)
     ]
-    monkeypatch.setattr(migrations_module, "MIGRATIONS", previous)
-    monkeypatch.setattr(migrations_module, "LATEST_VERSION", len(previous))
-    with MemoryStore(path) as store:
-        for number, importance in enumerate((3, 9, 9, 1, 7)):
-            store.add(f"pinned fact {number}", pinned=True, importance=importance)
-        store.add("not pinned", importance=10)
+    rows = [(f"pinned fact {n}", 1, imp, None) for n, imp in enumerate((3, 9, 9, 1, 7))]
+    _old_rows(path, previous, [*rows, ("not pinned", 0, 10, None)], datetime.now(timezone.utc))
     assert "idx_memories_scope_pinned" in index_names(path)
-    monkeypatch.undo()
 
     with MemoryStore(path) as store:
         assert "idx_memories_pinned_rank" in index_names(path)
@@ -303,3 +339,57 @@ def test_previous_schema_gains_the_pinned_rank_index_and_keeps_the_order(
         pinned = store.pack_candidates(10, pinned_only=True, pinned_limit=3)
         # Most important first; equal importance: the newer (higher id, same second) first.
         assert [m.content for m in pinned] == ["pinned fact 2", "pinned fact 1", "pinned fact 4"]
+
+
+def test_previous_schema_gains_the_project_scope_and_no_memory_changes_owner(
+    tmp_path: Path,
+) -> None:
+    """Schema 8: every memory keeps its user, agent and session and gets no project; a new
+    session of its user reads it, another user never does; the same key held by two sessions
+    (allowed before) stays, and a key write updates the newest of them."""
+    path = tmp_path / "v7.db"
+    _database_at(path, LATEST_VERSION - 1)
+    conn = sqlite3.connect(path, isolation_level=None)
+    scoped = [
+        (10, "alice", "", "s1", "editor", "Alice's editor is vim", "2026-01-01T00:00:00Z"),
+        (11, "alice", "bot", "s2", "editor", "Alice's editor is helix", "2026-01-03T00:00:00Z"),
+        (12, "bob", "", "s1", None, "Bob's editor is emacs", "2026-01-02T00:00:00Z"),
+    ]
+    for mid, user, agent, session, key, content, at in scoped:
+        conn.execute(
+            "INSERT INTO memories (id, uid, content, content_hash, key, user, agent, session, "
+            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                mid,
+                f"00000000-0000-4000-8000-0000000000{mid}",
+                content,
+                mid,
+                key,
+                user,
+                agent,
+                session,
+                at,
+                at,
+            ),
+        )
+    conn.close()
+
+    with MemoryStore(path, user="alice", session="s3") as alice:
+        owners = alice.connection.execute(
+            "SELECT id, user, agent, session, project FROM memories WHERE id >= 10 ORDER BY id"
+        ).fetchall()
+        assert [tuple(row) for row in owners] == [
+            (10, "alice", "", "s1", ""),
+            (11, "alice", "bot", "s2", ""),
+            (12, "bob", "", "s1", ""),
+        ]
+        assert {m.id for m in alice.search("editor")} == {10, 11}  # both earlier sessions
+        updated = alice.write("Alice's editor is zed", key="editor")
+        assert updated.action == "updated" and updated.memory.id == 11
+        assert alice.get(10).content == "Alice's editor is vim"
+    with MemoryStore(path, user="alice", session="s1", isolate=True) as exact:
+        assert [m.id for m in exact.list()] == [10]  # the old exact scope, on request
+    with MemoryStore(path, user="bob") as bob:
+        assert [m.id for m in bob.search("editor")] == [12]
+    assert {"idx_memories_owner_created", "idx_memories_owner_hash"} <= index_names(path)
+    assert "idx_memories_scope_hash" not in index_names(path)

@@ -19,6 +19,18 @@ from zeromem_cli.text.query import expand_terms
 EXACT = Ranking(pool=0)  # no re-scoring pool: the window alone decides what is ranked
 
 
+@pytest.fixture(params=["plain", "encrypted"])
+def store(request: pytest.FixtureRequest, db_path: Path) -> MemoryStore:
+    """Each test on a plain store and on an encrypted one (SQLCipher bundles a newer SQLite,
+    whose planner once refused the window's MATCH)."""
+    key = None
+    if request.param == "encrypted":
+        pytest.importorskip("sqlcipher3")
+        key = "5a" * 32
+    with MemoryStore(db_path, key=key) as opened:
+        yield opened  # type: ignore[misc]
+
+
 @pytest.fixture
 def crowded(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> MemoryStore:
     """The oldest memory is the shortest "report" (the best BM25 match for it) and the only

@@ -77,6 +77,13 @@ _NEVER = {
     "anyio",
     "httpx2",
     "jsonschema",
+    # Encryption at rest loads only for an encrypted store (or with a key configured).
+    "sqlcipher3",
+    "keyring",
+    "zeromem_cli.keys",
+    "zeromem_cli.storage.cipher",
+    "zeromem_cli.storage.convert",
+    "zeromem_cli.cli.encryption",
 }
 _NOT_FOR = {
     "search": {

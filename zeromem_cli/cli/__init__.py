@@ -12,11 +12,12 @@ too, but then every call pays for it).
 """
 
 import os
+import re
 import sys
 from typing import Any
 
 import typer
-from typer._click.exceptions import NoArgsIsHelpError, UsageError
+from typer._click.exceptions import NoArgsIsHelpError, NoSuchOption, UsageError
 from typer.core import TyperGroup
 
 from zeromem_cli.cli import render
@@ -26,6 +27,9 @@ EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+# The reader of stdout went away (`zeromem list | head -1`): what a shell reports for a
+# process that SIGPIPE ended, 128 + 13, as `yes | head -1` gives; no message.
+EXIT_BROKEN_PIPE = 141
 
 
 # The order commands appear in --help: the everyday ones first, whatever the import order.
@@ -44,6 +48,10 @@ COMMAND_ORDER = (
     "ingest",
     "export",
     "import",
+    "encrypt",
+    "decrypt",
+    "rekey",
+    "key",
     "mcp",
     "stats",
     "config",
@@ -62,7 +70,7 @@ COMMAND_MODULES = {
     "list": "memories",
     "update": "memories",
     "history": "memories",
-    "restore": "memories",
+    "restore": "lifecycle",
     "search": "search",
     "pack": "pack",
     "forget": "lifecycle",
@@ -71,6 +79,10 @@ COMMAND_MODULES = {
     "ingest": "ingest",
     "export": "transfer",
     "import": "transfer",
+    "encrypt": "encryption",
+    "decrypt": "encryption",
+    "rekey": "encryption",
+    "key": "encryption",
     "mcp": "mcp",
     "stats": "info",
     "path": "info",
@@ -132,12 +144,19 @@ class ZeromemGroup(TyperGroup):
                 standalone_mode=False,
                 **extra,
             )
+            sys.stdout.flush()  # a reader that left shows here, not at interpreter exit
         except NoArgsIsHelpError as exc:
-            print(exc.format_message())
-            code = EXIT_OK
+            # `zeromem` alone: the help, as a usage error (stderr, exit 2), Click's convention
+            # for a group called without a command; `zeromem --help` prints it to stdout, 0.
+            print(exc.format_message(), file=sys.stderr)
+            code = EXIT_USAGE
         except UsageError as exc:
+            argv = sys.argv[1:] if args is None else args
             hint = f"; see '{exc.ctx.command_path} --help'" if exc.ctx is not None else ""
-            text = _without_secrets(exc.format_message(), sys.argv[1:] if args is None else args)
+            if isinstance(exc, NoSuchOption) and _is_dash_text(exc.option_name, argv):
+                where = exc.ctx.command_path if exc.ctx is not None else "zeromem COMMAND"
+                hint = f"; text that starts with '-' goes after '--': {where} [OPTIONS] -- TEXT"
+            text = _without_secrets(exc.format_message(), argv)
             render.error(text.rstrip(".") + hint)
             code = EXIT_USAGE
         except ZeromemError as exc:
@@ -152,11 +171,13 @@ class ZeromemGroup(TyperGroup):
         except (typer.Abort, KeyboardInterrupt, EOFError):
             render.error("interrupted")
             code = EXIT_INTERRUPTED
+        except SystemExit as exc:
+            # Click meets a broken pipe itself and exits 1; the cause is its context.
+            if not isinstance(exc.__context__, BrokenPipeError):
+                raise
+            code = _broken_pipe()
         except BrokenPipeError:
-            # The reader went away (`zeromem list | head`): stop quietly, no traceback.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            code = EXIT_ERROR
+            code = _broken_pipe()
         except OSError as exc:  # the environment (a full disk, a read-only folder): its cause
             if os.environ.get("ZEROMEM_DEBUG"):
                 raise
@@ -175,6 +196,26 @@ class ZeromemGroup(TyperGroup):
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+def _is_dash_text(option: str, args: Any) -> bool:
+    """The "option" Click did not know is the start of text (``add "-5 degrees in Harbin"``:
+    Click reads ``-5``): an argument beginning with it holds a space, or it is a number."""
+    for arg in (str(a) for a in args or ()):
+        if arg.startswith(option) and (" " in arg.strip() or _NUMBER.fullmatch(arg)):
+            return True
+    return False
+
+
+_NUMBER = re.compile(r"-[0-9][0-9.,:]*%?")
+
+
+def _broken_pipe() -> int:
+    """The reader went away (`zeromem list | head`): stop quietly, no traceback; what is still
+    buffered goes to /dev/null, so the flush at exit cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_BROKEN_PIPE
 
 
 def _without_secrets(text: str, args: Any) -> str:

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from zeromem_cli.cli import app, render, render_info
-from zeromem_cli.cli.options import JsonOption, settings
+from zeromem_cli.cli.options import JsonResultOption, settings
 from zeromem_cli.config import SETTINGS, setting
 
 config_app = typer.Typer(
@@ -38,7 +38,7 @@ KeyArgument = Annotated[
 
 
 @config_app.command("list")
-def list_settings(as_json: JsonOption = False) -> None:
+def list_settings(as_json: JsonResultOption = False) -> None:
     """Every setting with its value and where it comes from (env, file, default)."""
     config = settings()
     items = [
@@ -56,7 +56,7 @@ def list_settings(as_json: JsonOption = False) -> None:
 
 
 @config_app.command("get")
-def get_setting(key: KeyArgument, as_json: JsonOption = False) -> None:
+def get_setting(key: KeyArgument, as_json: JsonResultOption = False) -> None:
     """Print the value in effect for KEY."""
     render_info.single_value(settings().get(key), as_json)
 

@@ -28,4 +28,16 @@ def hook(
     ingested (written by `zeromem setup`; never fails the harness)."""
     from zeromem_cli.integrations.hooks.runner import Where, run_hook
 
-    run_hook(harness, event, Where(where.db, where.user, where.agent, where.session))
+    run_hook(
+        harness,
+        event,
+        Where(
+            where.db,
+            where.user,
+            where.agent,
+            where.session,
+            where.project,
+            where.isolate,
+            where.key_file,
+        ),
+    )

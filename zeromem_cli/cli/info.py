@@ -7,7 +7,7 @@ import typer
 from zeromem_cli.cli import app, render_info
 from zeromem_cli.cli.options import (
     DbOption,
-    JsonOption,
+    JsonResultOption,
     StoreOptions,
     refuse_all_scopes_with_scope,
     store_options,
@@ -15,7 +15,7 @@ from zeromem_cli.cli.options import (
 
 
 @app.command()
-def path(as_json: JsonOption = False, db: DbOption = None) -> None:
+def path(as_json: JsonResultOption = False, db: DbOption = None) -> None:
     """Print the database and config file paths (without opening the database)."""
     from zeromem_cli.paths import config_path, db_location, default_db_path
     from zeromem_cli.storage.db import display
@@ -29,14 +29,14 @@ def path(as_json: JsonOption = False, db: DbOption = None) -> None:
 def stats(
     where: StoreOptions,
     all_scopes: Annotated[
-        bool, typer.Option("--all-scopes", help="Count every user/agent/session.")
+        bool, typer.Option("--all-scopes", help="Count every user/project/agent/session.")
     ] = False,
-    as_json: JsonOption = False,
+    as_json: JsonResultOption = False,
 ) -> None:
     """Memories live / expired / in trash, by category and scope, size, tokens pack saves."""
     from zeromem_cli.stats import collect
 
     refuse_all_scopes_with_scope(all_scopes, where)
-    with where.open() as store:
+    with where.open(reading=True) as store:
         data = collect(store, all_scopes=all_scopes).to_dict()
     render_info.stats(data, as_json)

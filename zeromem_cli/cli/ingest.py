@@ -13,7 +13,6 @@ import typer
 
 from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
-    JsonOption,
     StoreOptions,
     read_text_argument,
     settings,
@@ -68,7 +67,7 @@ def ingest(
     ] = False,
     roles: Annotated[str, typer.Option("--roles", help="Roles to mine, comma-separated.")] = "user",
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", "-n", help="Show what would be stored or forgotten.")
+        bool, typer.Option("--dry-run", help="Show what would be stored or forgotten.")
     ] = False,
     category: Annotated[
         Optional[str], typer.Option("--category", "-c", help="Category for every memory.")
@@ -90,7 +89,14 @@ def ingest(
         bool, typer.Option("--all", help="With --rules: include disabled rules.")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary line.")] = False,
-    as_json: JsonOption = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print every item and what was done with it as JSON (--format is the "
+            "input's format).",
+        ),
+    ] = False,
 ) -> None:
     """Extract memories from a conversation or tool output by rules (zero tokens).
 
@@ -107,6 +113,8 @@ def ingest(
         load_rules,
         parse_input,
     )
+    from zeromem_cli.ingest.apply import origin_store
+    from zeromem_cli.ingest.formats import TRANSCRIPT_FORMATS
 
     config = settings()
     rules = load_rules(config.extra.get("ingest"), origin=f"config {config.path}")
@@ -131,7 +139,7 @@ def ingest(
 
         parse_expiry(ttl, utcnow())  # fail before reading anything
     parsed = [parse_input(_read_source(source), fmt) for source in sources]
-    candidates = []
+    found_in = []
     messages = mined = empty = 0
     for part in parsed:
         if part.format == "kv":
@@ -145,7 +153,7 @@ def ingest(
             chosen = [m for m in part.messages if m.role in mined_roles]
             mined += len(chosen)
             empty += len(chosen) - len({c.message for c in found})
-        candidates.extend(found)
+        found_in.append((part, found))
     report = IngestReport(
         dry_run=dry_run,
         format="+".join(dict.fromkeys(p.format for p in parsed)),
@@ -154,9 +162,19 @@ def ingest(
         empty=empty,
     )
     with where.open() as store:
-        report.items = apply_candidates(
-            store, candidates, dry_run=dry_run, tags=tag, category=category, ttl=ttl
-        )
+        for part, found in found_in:
+            target = store
+            if part.format in TRANSCRIPT_FORMATS:  # a harness session: where its hooks write
+                target = origin_store(
+                    store,
+                    part,
+                    session_given=where.session is not None,
+                    # auto: the project of the directory the session worked in
+                    project_given=(where.project or "auto").strip().lower() != "auto",
+                )
+            report.items += apply_candidates(
+                target, found, dry_run=dry_run, tags=tag, category=category, ttl=ttl
+            )
     for item in report.items:
         if item.action == "error":
             from zeromem_cli.text.secrets import mask_secrets

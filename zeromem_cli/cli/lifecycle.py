@@ -1,10 +1,11 @@
-"""Commands that make memories leave: ``forget`` (soft or ``--purge``), ``trash`` and ``gc``.
+"""Commands that make memories leave and come back: ``forget`` (soft or ``--purge``),
+``restore``, ``trash`` and ``gc``.
 
 The selection, deletion and gc logic live in ``zeromem_cli.lifecycle``; this module parses
 options, asks for confirmation and hands the results to ``render``.
 """
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -13,6 +14,7 @@ from zeromem_cli.cli.options import (
     CategoryOption,
     FormatOption,
     JsonOption,
+    JsonResultOption,
     StoreOptions,
     TagOption,
     confirm_or_refuse,
@@ -22,39 +24,106 @@ from zeromem_cli.cli.options import (
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.oplog import record_operation
 
+if TYPE_CHECKING:
+    from zeromem_cli.lifecycle import Selection
+    from zeromem_cli.store import MemoryStore
+
 
 def _plural(count: int) -> str:
     return f"{count} memor{'y' if count == 1 else 'ies'}"
+
+
+MemoryRefs = Annotated[
+    Optional[list[str]],
+    typer.Argument(help="Memory ids, uids or unique uid prefixes.", show_default=False),
+]
+KeySelector = Annotated[
+    Optional[str], typer.Option("--key", "-k", help="The memory with this key.")
+]
+QuerySelector = Annotated[
+    Optional[str],
+    typer.Option(
+        "--query",
+        help="Memories holding every content word of this text (all of them, not any).",
+    ),
+]
+LimitSelector = Annotated[
+    Optional[int],
+    typer.Option("--limit", "-n", min=1, help="With --query: only the N best matches."),
+]
+BeforeSelector = Annotated[
+    Optional[str],
+    typer.Option("--before", help="Created before an ISO date, or before 7d, 24h... ago."),
+]
+AllSelector = Annotated[
+    bool, typer.Option("--all", help="Every memory of the scope (alone or with filters).")
+]
+ChangeJsonOption = Annotated[
+    bool,
+    typer.Option(
+        "--json",
+        help="Print what changed as JSON ({action, count, ids}); with --dry-run the "
+        "selected records, as --format json.",
+    ),
+]
+
+# How many memories a forget --query lists before asking.
+PREVIEW = 5
+
+
+def _selection(
+    store: "MemoryStore",
+    refs: list[str] | None,
+    *,
+    key: str | None,
+    query: str | None,
+    category: str | None,
+    tags: list[str] | None,
+    before: str | None,
+    everything: bool,
+    state: str,
+    limit: int | None,
+) -> "Selection":
+    from zeromem_cli.lifecycle import Selection
+    from zeromem_cli.times import parse_since
+
+    return Selection(
+        ids=[store.resolve(ref) for ref in refs or ()],
+        key=key,
+        query=query,
+        category=category,
+        tags=tags or (),
+        before=parse_since(before, store.now()) if before else None,
+        everything=everything,
+        state=state,
+        limit=limit,
+    )
+
+
+def _refuse_broad_query(count: int, query: str | None, limit: int | None, yes: bool) -> None:
+    """``forget --query Q --yes`` may not remove more than ``forget.query_max`` memories unless
+    ``--limit`` says how many were meant (seen with ``--dry-run`` first)."""
+    most = settings().get("forget.query_max")
+    if query is None or limit is not None or not yes or count <= most:
+        return
+    raise InvalidInputError(
+        f"--query selects {_plural(count)}, more than forget.query_max ({most}) at once: "
+        f"look at them with --dry-run, then confirm the number with --limit {count}"
+    )
 
 
 @app.command()
 @store_options
 def forget(
     where: StoreOptions,
-    memory_ids: Annotated[
-        Optional[list[int]],
-        typer.Argument(help="Memory ids.", min=1, show_default=False),
-    ] = None,
-    key: Annotated[
-        Optional[str], typer.Option("--key", "-k", help="The memory with this key.")
-    ] = None,
-    query: Annotated[
-        Optional[str],
-        typer.Option("--query", help="Every memory `search` would find for this text."),
-    ] = None,
-    limit: Annotated[
-        Optional[int],
-        typer.Option("--limit", "-n", min=1, help="With --query: only the N best matches."),
-    ] = None,
+    memory_ids: MemoryRefs = None,
+    key: KeySelector = None,
+    query: QuerySelector = None,
+    limit: LimitSelector = None,
     category: CategoryOption = None,
     tag: TagOption = None,
-    before: Annotated[
-        Optional[str],
-        typer.Option("--before", help="Created before an ISO date, or before 7d, 24h... ago."),
-    ] = None,
-    everything: Annotated[
-        bool, typer.Option("--all", help="Every memory of the scope (alone or with filters).")
-    ] = False,
+    before: BeforeSelector = None,
+    everything: AllSelector = False,
     purge: Annotated[
         bool,
         typer.Option(
@@ -71,43 +140,50 @@ def forget(
     ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
     fmt: FormatOption = None,
-    as_json: JsonOption = False,
+    as_json: ChangeJsonOption = False,
 ) -> None:
     """Forget memories: soft delete (`restore` undoes it), or --purge to delete for good.
 
     Criteria combine: `forget --category note --before 90d` forgets old notes only.
     """
     from zeromem_cli import lifecycle
-    from zeromem_cli.times import parse_since
 
     if trash and not purge:
         raise InvalidInputError("--trash selects forgotten memories: use it with --purge")
     with where.open() as store:
-        selection = lifecycle.Selection(
-            ids=memory_ids or (),
+        state = lifecycle.TRASH if trash else (lifecycle.ANY if purge else lifecycle.LIVE)
+        selection = _selection(
+            store,
+            memory_ids,
             key=key,
             query=query,
             category=category,
-            tags=tag or (),
-            before=parse_since(before, store.now()) if before else None,
+            tags=tag,
+            before=before,
             everything=everything,
-            state=lifecycle.TRASH if trash else (lifecycle.ANY if purge else lifecycle.LIVE),
+            state=state,
             limit=limit,
         )
         selected = lifecycle.select(store, selection)
         count = len(selected)
         verb = "purge" if purge else "forget"
+        action = "purged" if purge else "forgotten"
         if dry_run:
             render.memories(selected, render.resolve_format(fmt, as_json))
             render.message(f"would {verb} {_plural(count)}")
             return
         if not count:
             render.message(f"nothing to {verb}")
+            if as_json:
+                render.changed(action, [])
             return
+        _refuse_broad_query(count, query, limit, yes)
         if purge:
             question = f"Purge {_plural(count)} for good? This cannot be undone."
         else:
             question = f"Forget {_plural(count)}?"
+        if not yes and not memory_ids:
+            render.preview(selected, PREVIEW, f"{verb} would take {_plural(count)}")
         confirm_or_refuse(question, yes)
         ids = [m.id for m in selected]
         if purge:
@@ -119,10 +195,67 @@ def forget(
                     "another process is reading the database, so the write-ahead log still "
                     "holds old pages; run `zeromem gc` when it is done"
                 )
+            if as_json:
+                render.changed(action, ids, wal_truncated=result.wal_truncated)
         else:
             forgotten = lifecycle.forget(store, ids)
             record_operation(store, "forget", forgotten)
             render.message(f"forgot {_plural(forgotten)}")
+            if as_json:
+                render.changed(action, ids)
+
+
+@app.command()
+@store_options
+def restore(
+    where: StoreOptions,
+    memory_ids: MemoryRefs = None,
+    key: KeySelector = None,
+    query: QuerySelector = None,
+    limit: LimitSelector = None,
+    category: CategoryOption = None,
+    tag: TagOption = None,
+    before: BeforeSelector = None,
+    everything: AllSelector = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="List what would be restored; change nothing.")
+    ] = False,
+    fmt: FormatOption = None,
+    as_json: ChangeJsonOption = False,
+) -> None:
+    """Bring back forgotten, expired or archived memories: by ids, or with the selectors of
+    `forget` (an over-broad forget is one command to undo), all in one transaction."""
+    from zeromem_cli import lifecycle
+
+    with where.open() as store:
+        selection = _selection(
+            store,
+            memory_ids,
+            key=key,
+            query=query,
+            category=category,
+            tags=tag,
+            before=before,
+            everything=everything,
+            state=lifecycle.TRASH,
+            limit=limit,
+        )
+        selected = lifecycle.select(store, selection, verb="restore")
+        if dry_run:
+            render.memories(selected, render.resolve_format(fmt, as_json))
+            render.message(f"would restore {_plural(len(selected))}")
+            return
+        restored = lifecycle.restore(store, [m.id for m in selected])
+    ids = [m.id for m in restored]
+    if as_json:
+        render.changed("restored", ids)
+        return
+    if not ids:
+        render.message("nothing to restore")
+        return
+    render.message(f"restored #{ids[0]}" if len(ids) == 1 else f"restored {_plural(len(ids))}")
+    for memory_id in ids:
+        print(memory_id)
 
 
 @app.command("trash")
@@ -144,7 +277,7 @@ def show_trash(
 
     if reason is not None and reason not in ("forgotten", "expired", "archived"):
         raise InvalidInputError(f"--reason is forgotten, expired or archived, not {reason!r}")
-    with where.open() as store:
+    with where.open(reading=True) as store:
         items = lifecycle.trash(store, reason=reason, limit=limit)
     render.trash(items, render.resolve_format(fmt, as_json))
 
@@ -162,7 +295,7 @@ def gc(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Print nothing unless something fails (cron).")
     ] = False,
-    as_json: JsonOption = False,
+    as_json: JsonResultOption = False,
 ) -> None:
     """Move expired memories to the trash, purge old trash, archive stale memories (if enabled
     in config), optimize the index. Covers every scope unless a scope option is given."""
@@ -175,7 +308,7 @@ def gc(
         archive_after_days=config.get("gc.archive_after_days"),
         archive_max_importance=config.get("gc.archive_max_importance"),
     )
-    all_scopes = where.user is None and where.agent is None and where.session is None
+    all_scopes = all(v is None for v in (where.user, where.agent, where.session, where.project))
     with where.open() as store:
         report = lifecycle.collect_garbage(
             store, policy, all_scopes=all_scopes, vacuum=vacuum, dry_run=dry_run

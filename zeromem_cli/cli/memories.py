@@ -1,6 +1,6 @@
-"""Commands that write and read single memories: add, show, list, update, history, restore
-(``forget`` lives in ``cli/lifecycle.py``). Each parses arguments, calls ``MemoryStore`` and
-hands the result to ``render``."""
+"""Commands that write and read single memories: add, show, list, update, history
+(``forget`` and ``restore`` live in ``cli/lifecycle.py``). Each parses arguments, calls
+``MemoryStore`` and hands the result to ``render``."""
 
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -12,6 +12,7 @@ from zeromem_cli.cli.options import (
     FormatOption,
     IncludeExpiredOption,
     JsonOption,
+    JsonResultOption,
     KeyOption,
     StoreOptions,
     TagOption,
@@ -41,7 +42,9 @@ AllowSecretOption = Annotated[
         "--allow-secret", help="Store text even if it looks like a password, key or token."
     ),
 ]
-IdArgument = Annotated[int, typer.Argument(help="Memory id.", min=1, show_default=False)]
+IdArgument = Annotated[
+    str, typer.Argument(help="Memory id, uid, or a unique uid prefix.", show_default=False)
+]
 
 
 def _print_written(memory: "Memory", as_json: bool) -> None:
@@ -78,7 +81,7 @@ def add(
         typer.Option("--merge", help="If a similar memory exists, make this its next version."),
     ] = False,
     allow_secret: AllowSecretOption = False,
-    as_json: JsonOption = False,
+    as_json: JsonResultOption = False,
 ) -> None:
     """Add a memory and print its id (or the whole record with --json)."""
     content = read_text_argument(text)
@@ -124,8 +127,8 @@ def show(
     as_json: JsonOption = False,
 ) -> None:
     """Show one memory."""
-    with where.open() as store:
-        memory = store.get(memory_id, include_expired=include_expired)
+    with where.open(reading=True) as store:
+        memory = store.get(store.resolve(memory_id), include_expired=include_expired)
     render.memory(memory, render.resolve_format(fmt, as_json))
 
 
@@ -142,7 +145,7 @@ def list_memories(
     as_json: JsonOption = False,
 ) -> None:
     """List memories, newest first."""
-    with where.open() as store:
+    with where.open(reading=True) as store:
         filters = filters_from_flags(
             store, category=category, tags=tag, key=key, include_expired=include_expired
         )
@@ -181,7 +184,7 @@ def update(
     ttl: TtlOption = None,
     no_ttl: Annotated[bool, typer.Option("--no-ttl", help="Never expire.")] = False,
     allow_secret: AllowSecretOption = False,
-    as_json: JsonOption = False,
+    as_json: JsonResultOption = False,
 ) -> None:
     """Change a memory; the previous version is kept (see `history`)."""
     if ttl is not None and no_ttl:
@@ -216,7 +219,7 @@ def update(
     if not changes:
         raise InvalidInputError("nothing to update: give new text or an option to change")
     with where.open() as store:
-        memory = store.update(memory_id, allow_secret=allow_secret, **changes)
+        memory = store.update(store.resolve(memory_id), allow_secret=allow_secret, **changes)
     _print_written(memory, as_json)
 
 
@@ -229,19 +232,6 @@ def history(
     as_json: JsonOption = False,
 ) -> None:
     """Every version of a memory, oldest first, with the time each was valid."""
-    with where.open() as store:
-        entries = store.history(memory_id)
+    with where.open(reading=True) as store:
+        entries = store.history(store.resolve(memory_id))
     render.history(entries, render.resolve_format(fmt, as_json))
-
-
-@app.command()
-@store_options
-def restore(
-    where: StoreOptions,
-    memory_id: IdArgument,
-) -> None:
-    """Bring back a forgotten memory."""
-    with where.open() as store:
-        memory = store.restore(memory_id)
-    render.message(f"restored #{memory.id}")
-    print(memory.id)

@@ -1,10 +1,11 @@
 """Options every command shares (database and scope) and small input helpers.
 
-The store options (``--db``, ``--user``, ``--agent``, ``--session``) are declared once: a
-command that opens the store takes one ``where: StoreOptions`` parameter and is decorated
-with ``@store_options``, which appends the four options to its signature (pipx's shared
-``parents=`` parser, for Typer) so they work after the subcommand name:
-``zeromem search foo --user alice``; it opens the store with ``with where.open() as store:``.
+The store options (``--db``, ``--user``, ``--agent``, ``--session``, ``--project``,
+``--isolate``, ``--key-file``) are declared once: a command that opens the store takes one
+``where: StoreOptions`` parameter and is decorated with ``@store_options``, which appends the
+options to its signature (pipx's shared ``parents=`` parser, for Typer) so they work after the
+subcommand name: ``zeromem search foo --user alice``; it opens the store with
+``with where.open() as store:``, which resolves ``--project auto`` and ``--isolate``.
 Commands without a store take none of them (``path`` takes ``--db`` alone). Other shared
 options are ``Annotated`` aliases; ``filters_from_flags`` turns the filter flags into
 ``Filters`` on the store's clock, and ``settings()`` is the configuration of this command.
@@ -16,6 +17,7 @@ import json
 import math
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional, TypeVar
 
 import typer
@@ -52,6 +54,17 @@ DbOption = Annotated[
         rich_help_panel=SCOPE_PANEL,
     ),
 ]
+KeyFileOption = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--key-file",
+        envvar="ZEROMEM_KEY_FILE",
+        help="Key of an encrypted store, in a file only you can read (or set ZEROMEM_KEY).",
+        show_default=False,
+        readable=False,  # checked by keys.read_key_file (directory, mode, ...): exit 1
+        rich_help_panel=SCOPE_PANEL,
+    ),
+]
 UserOption = Annotated[
     Optional[str],
     typer.Option("--user", envvar="ZEROMEM_USER", help="User scope.", rich_help_panel=SCOPE_PANEL),
@@ -68,6 +81,25 @@ SessionOption = Annotated[
         "--session", envvar="ZEROMEM_SESSION", help="Session scope.", rich_help_panel=SCOPE_PANEL
     ),
 ]
+ProjectOption = Annotated[
+    Optional[str],
+    typer.Option(
+        "--project",
+        envvar="ZEROMEM_PROJECT",
+        help="Project scope: NAME, 'auto' (the git repository of the current directory) or 'none'.",
+        rich_help_panel=SCOPE_PANEL,
+    ),
+]
+IsolateOption = Annotated[
+    Optional[bool],
+    typer.Option(
+        "--isolate/--no-isolate",
+        help="Read only this exact agent and session, not every session of the user "
+        "[default: scope.isolate_sessions, false].",
+        show_default=False,
+        rich_help_panel=SCOPE_PANEL,
+    ),
+]
 FormatOption = Annotated[
     Optional[OutputFormat],
     typer.Option(
@@ -79,6 +111,8 @@ FormatOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
+# --json of a command without an output --format (add, update, gc, stats, config, path).
+JsonResultOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
 
 if TYPE_CHECKING:
@@ -104,30 +138,45 @@ def settings() -> Config:
 
 class StoreOptions(FrozenRecord):
     """Which store and scope a command works on: ``--db``, ``--user``, ``--agent``,
-    ``--session`` (or their environment variables)."""
+    ``--session``, ``--project``, ``--key-file`` (or their environment variables) and
+    ``--isolate``."""
 
     db: str | None = None  # a file path, or a postgresql:// URL
     user: str | None = None
     agent: str | None = None
     session: str | None = None
+    project: str | None = None
+    isolate: bool | None = None
+    key_file: Path | None = None
 
     @property
     def scoped(self) -> bool:
-        """A scope option was given (a non-empty ``--user``, ``--agent`` or ``--session``)."""
-        return bool(self.user or self.agent or self.session)
+        """A scope option was given (a non-empty ``--user``, ``--agent``, ``--session`` or
+        ``--project``)."""
+        return bool(self.user or self.agent or self.session or self.project)
 
-    def open(self) -> "MemoryStore":
+    def open(self, *, reading: bool = False) -> "MemoryStore":
         """Open the store for this invocation (the core is imported here, not at start-up,
-        to keep --help fast)."""
+        to keep --help fast). ``reading``: the command only reads, so a database this
+        process cannot write opens read-only instead of failing (``read_only="auto"``)."""
+        from zeromem_cli.projects import resolve_project
         from zeromem_cli.store import MemoryStore
 
+        config = settings()
+        isolate = self.isolate
         return MemoryStore(
             db_location(self.db) if self.db else None,
             user=self.user,
             agent=self.agent,
             session=self.session,
-            max_content_bytes=settings().get("add.max_content_bytes"),
+            project=resolve_project(self.project),
+            isolate=config.get("scope.isolate_sessions") if isolate is None else isolate,
+            max_content_bytes=config.get("add.max_content_bytes"),
+            max_tags=config.get("add.max_tags"),
+            max_tag_chars=config.get("add.max_tag_chars"),
             notice=_notice,
+            key_file=self.key_file,
+            read_only="auto" if reading else False,
         )
 
 
@@ -137,6 +186,9 @@ _STORE_PARAMETERS = (
     ("user", "UserOption"),
     ("agent", "AgentOption"),
     ("session", "SessionOption"),
+    ("project", "ProjectOption"),
+    ("isolate", "IsolateOption"),
+    ("key_file", "KeyFileOption"),
 )
 
 Command = TypeVar("Command", bound=Callable[..., Any])
@@ -144,8 +196,8 @@ Command = TypeVar("Command", bound=Callable[..., Any])
 
 def store_options(command: Command) -> Command:
     """Give ``command`` the store options: its ``where: StoreOptions`` parameter is replaced
-    by ``--db``, ``--user``, ``--agent`` and ``--session``, gathered back into one
-    ``StoreOptions`` when it runs.
+    by ``--db``, ``--user``, ``--agent``, ``--session``, ``--project``, ``--isolate`` and
+    ``--key-file``, gathered back into one ``StoreOptions`` when it runs.
 
     Built without ``functools.wraps``: Typer would follow ``__wrapped__`` to the original
     signature; the wrapper's own ``__signature__`` is what Typer must read. It is computed
@@ -193,7 +245,7 @@ class _StoreCommand:
 def refuse_all_scopes_with_scope(all_scopes: bool, where: StoreOptions) -> None:
     """``--all-scopes`` and a scope option contradict each other."""
     if all_scopes and where.scoped:
-        raise InvalidInputError("give --all-scopes or --user/--agent/--session, not both")
+        raise InvalidInputError("give --all-scopes or --user/--agent/--session/--project, not both")
 
 
 def filters_from_flags(
@@ -232,12 +284,15 @@ def _notice(text: str) -> None:
 
 
 def read_text_argument(text: str) -> str:
-    """TEXT as given, or all of stdin when TEXT is ``-``; stdin must be valid UTF-8."""
+    """TEXT as given, or all of stdin when TEXT is ``-``; stdin must be valid UTF-8 (a
+    leading BOM is dropped, as import drops it). On a terminal, stderr says it is waiting."""
     if text != "-":
         return text
+    if sys.stdin.isatty():
+        print("zeromem: reading from stdin, Ctrl-D to end", file=sys.stderr, flush=True)
     data = sys.stdin.buffer.read()
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InvalidInputError(
             f"stdin is not valid UTF-8 (byte {exc.start}); nothing was stored"

@@ -106,8 +106,9 @@ def pack(
         Optional[bool],
         typer.Option(
             "--inherit/--no-inherit",
-            help="Also pack from the enclosing scopes: a session's agent, user and unscoped "
-            "memories [default: pack.inherit, false].",
+            help="Also pack from the scopes around this one: in a project, the user's own "
+            "memories; with --isolate, the session's agent, user and unscoped ones "
+            "[default: pack.inherit, false].",
         ),
     ] = None,
     pinned_share: Annotated[
@@ -129,7 +130,7 @@ def pack(
 
     config = settings()
     text = read_text_argument(query) if query is not None else None
-    with where.open() as store:
+    with where.open(reading=True) as store:
         filters = filters_from_flags(store, category=category, tags=tag, since=since, until=until)
         result = store.pack(
             text,
@@ -152,8 +153,12 @@ def pack(
             result.tokens,
             enabled=config.get("log.enabled"),
         )
+    for note in result.notes:
+        render.warning(f"pack: {note}")
     if explain:
         render.pack_explain(result)
     if stats or explain:
         render.pack_stats(result)
+        if not store.writable and not no_touch and result.memories:
+            render.message("pack: the database is read-only: no access recorded")
     render.snippet(result.text)

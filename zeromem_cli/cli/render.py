@@ -72,10 +72,6 @@ def shown(text: str) -> str:
     return display(text)
 
 
-def _short_time(iso: str | None) -> str:
-    return (iso or "")[:16].replace("T", " ")
-
-
 def _console() -> Any:
     from rich.console import Console
 
@@ -109,16 +105,18 @@ def memories(items: Sequence[Memory], fmt: OutputFormat, *, scores: bool = False
         if not items:
             message("no memories")
             return
-        from rich.table import Table
+        from zeromem_cli.cli import tables
 
-        table = Table(show_edge=False, pad_edge=False, header_style="bold")
-        table.add_column("id", justify="right", style="cyan", no_wrap=True)
+        columns = [tables.Column("id", style="cyan", justify="right")]
         if scores:
-            table.add_column("score", justify="right", no_wrap=True)
-        table.add_column("category", style="magenta", no_wrap=True)
-        table.add_column("content", overflow="fold", ratio=1)
-        table.add_column("tags", style="green")
-        table.add_column("updated", style="dim", no_wrap=True)
+            columns.append(tables.Column("score", drop=2, justify="right"))
+        columns += [
+            tables.Column("category", drop=1, style="magenta"),
+            tables.Column("content", content=True),
+            tables.Column("tags", drop=4, style="green", wrap=True),
+            tables.Column(f"updated ({tables.zone()})", drop=3, style="dim"),
+        ]
+        rows = []
         for m in items:
             row = [str(m.id)]
             if scores:
@@ -126,12 +124,12 @@ def memories(items: Sequence[Memory], fmt: OutputFormat, *, scores: bool = False
             pin = "📌 " if m.pinned else ""
             row += [
                 shown(m.category),
-                pin + shown(m.content),
-                shown(", ".join(m.tags)),
-                _short_time(m.updated_at),
+                pin + tables.cut(shown(m.content)),
+                shown(tables.tag_list(m.tags)),
+                tables.local_time(m.updated_at),
             ]
-            table.add_row(*_escape(row))
-        _console().print(table)
+            rows.append(row)
+        tables.draw(columns, rows, _console())
 
 
 def _escape(cells: list[str]) -> list[Any]:
@@ -139,6 +137,24 @@ def _escape(cells: list[str]) -> list[Any]:
     from rich.text import Text
 
     return [Text(c) for c in cells]
+
+
+def changed(action: str, ids: Sequence[int], **extra: Any) -> None:
+    """What a command that changes memories did, for scripts (``--json``): the action, how
+    many and which ids (forget, purge, restore)."""
+    print(dumps({"action": action, "count": len(ids), "ids": list(ids), **extra}))
+
+
+def preview(items: Sequence[Memory], most: int, what: str) -> None:
+    """What a bulk action selected (``what``: "selected 12 memories") and its first ``most``
+    memories, one line each, on stderr, before it asks."""
+    message(f"{what}:")
+    for m in items[:most]:
+        text = _one_line(shown(m.content))
+        cut = text if len(text) <= 70 else text[:69] + "…"
+        message(f"  #{m.id} [{shown(m.category)}] {cut}")
+    if len(items) > most:
+        message(f"  ... and {len(items) - most} more (--dry-run lists them all)")
 
 
 def memory(item: Memory, fmt: OutputFormat) -> None:
@@ -183,25 +199,27 @@ def history(entries: Sequence[HistoryEntry], fmt: OutputFormat) -> None:
                 )
             )
     else:
-        from rich.table import Table
+        from zeromem_cli.cli import tables
 
-        table = Table(show_edge=False, pad_edge=False, header_style="bold")
-        for name in ("version", "valid from", "valid to", "change"):
-            table.add_column(name, no_wrap=True)
-        table.add_column("content", overflow="fold")
-        for e in entries:
-            table.add_row(
-                *_escape(
-                    [
-                        str(e.version),
-                        _short_time(e.valid_from),
-                        _short_time(e.valid_to) or "now",
-                        e.change,
-                        shown(e.content),
-                    ]
-                )
-            )
-        _console().print(table)
+        zone = tables.zone()
+        columns = [
+            tables.Column("version", justify="right"),
+            tables.Column(f"valid from ({zone})", drop=2),
+            tables.Column(f"valid to ({zone})", drop=3),
+            tables.Column("change", drop=1),
+            tables.Column("content", content=True),
+        ]
+        rows = [
+            [
+                str(e.version),
+                tables.local_time(e.valid_from),
+                tables.local_time(e.valid_to) or "now",
+                e.change,
+                tables.cut(shown(e.content)),
+            ]
+            for e in entries
+        ]
+        tables.draw(columns, rows, _console())
 
 
 # -- ingest ---------------------------------------------------------------------------------
@@ -270,24 +288,37 @@ def trash(items: Sequence[Memory], fmt: OutputFormat) -> None:
     elif not items:
         message("the trash is empty")
     else:
-        from rich.table import Table
+        from zeromem_cli.cli import tables
 
-        table = Table(show_edge=False, pad_edge=False, header_style="bold")
-        table.add_column("id", justify="right", style="cyan", no_wrap=True)
-        table.add_column("deleted", style="dim", no_wrap=True)
-        table.add_column("reason", no_wrap=True)
-        table.add_column("category", style="magenta", no_wrap=True)
-        table.add_column("content", overflow="fold", ratio=1)
-        for m in items:
-            row = [str(m.id), _short_time(m.deleted_at), m.deleted_reason or "", shown(m.category)]
-            table.add_row(*_escape(row + [shown(m.content)]))
-        _console().print(table)
+        columns = [
+            tables.Column("id", style="cyan", justify="right"),
+            tables.Column(f"deleted ({tables.zone()})", drop=2, style="dim"),
+            tables.Column("reason", drop=3),
+            tables.Column("category", drop=1, style="magenta"),
+            tables.Column("content", content=True),
+        ]
+        rows = [
+            [
+                str(m.id),
+                tables.local_time(m.deleted_at),
+                m.deleted_reason or "",
+                shown(m.category),
+                tables.cut(shown(m.content)),
+            ]
+            for m in items
+        ]
+        tables.draw(columns, rows, _console())
 
 
 def snippet(text: str) -> None:
-    """Exactly ``text`` on stdout (pack: every character was counted against the budget)."""
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    """Exactly ``text`` on stdout (pack: every character was counted against the budget).
+    Written in pieces: a reader that leaves (``| head -1``) is then noticed at the next one
+    even where one huge write() to a pipe reports success."""
+    for start in range(0, len(text), 65536):
+        sys.stdout.write(text[start : start + 65536])
+        sys.stdout.flush()
+    if not text:
+        sys.stdout.flush()
 
 
 def pack_stats(result: Any) -> None:

@@ -87,7 +87,9 @@ def stats(data: dict[str, Any], as_json: bool) -> None:
     for category, count in data["by_category"].items():
         lines.append((f"category {shown(category)}", str(count)))
     for scope in data["by_scope"]:
-        label = " ".join(f"{k}={shown(scope[k])}" for k in ("user", "agent", "session") if scope[k])
+        label = " ".join(
+            f"{k}={shown(scope[k])}" for k in ("user", "project", "agent", "session") if scope[k]
+        )
         lines.append((f"scope {label or '(unscoped)'}", str(scope["live"])))
     for op, count in data["operations"].items():
         lines.append((f"ops {op}", str(count)))

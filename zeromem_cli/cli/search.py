@@ -55,7 +55,7 @@ def search(
 
     config = settings()
     text = read_text_argument(query)
-    with where.open() as store:
+    with where.open(reading=True) as store:
         filters = filters_from_flags(
             store,
             category=category,

@@ -40,7 +40,7 @@ def setup(
         ),
     ] = None,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", "-n", help="Print the changes as a diff; write nothing.")
+        bool, typer.Option("--dry-run", help="Print the changes as a diff; write nothing.")
     ] = False,
     uninstall: Annotated[
         bool, typer.Option("--uninstall", help="Remove exactly what setup added.")

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, NoReturn, Optional
 
 import typer
 
@@ -53,7 +53,7 @@ class ConflictPolicy(str, Enum):
 AllScopesOption = Annotated[
     bool,
     typer.Option(
-        "--all-scopes", help="Every user/agent/session, each record keeping its own scope."
+        "--all-scopes", help="Every user/project/agent/session, each record keeping its own scope."
     ),
 ]
 
@@ -71,7 +71,11 @@ def export(
     output: Annotated[
         Optional[Path],
         typer.Option(
-            "--output", "-o", help="Write to FILE (atomically) instead of stdout.", dir_okay=False
+            "--output",
+            "-o",
+            help="Write to FILE (atomically, mode 600) instead of stdout; plain text, even "
+            "from an encrypted store.",
+            dir_okay=False,
         ),
     ] = None,
     category: CategoryOption = None,
@@ -87,12 +91,13 @@ def export(
     ] = False,
     all_scopes: AllScopesOption = False,
 ) -> None:
-    """Export memories (jsonl by default: every field, one JSON object a line)."""
+    """Export memories (jsonl by default: every field, one JSON object a line), in plain text:
+    an encrypted store's export is readable by anyone who can read the file."""
     from zeromem_cli.oplog import record_operation
     from zeromem_cli.transfer.export import export_records, write_atomically, write_export
 
     refuse_all_scopes_with_scope(all_scopes, where)
-    with where.open() as store:
+    with where.open(reading=True) as store:
         filters = filters_from_flags(
             store,
             category=category,
@@ -211,12 +216,17 @@ def import_(
     from zeromem_cli.transfer.read import detect_format, parse
 
     refuse_all_scopes_with_scope(all_scopes, where)
-    name, text = _read_input(source)
-    chosen = fmt.value if fmt is not None else memory_files.detect(name, text)
-    chosen = chosen or detect_format(name, text)
-    plan = None
-    if chosen in memory_files.MEMORY_FILE_FORMATS:
-        plan = memory_files.read(chosen, None if str(source) == "-" else source, text)
+    try:
+        name, text = _read_input(source)
+        chosen = fmt.value if fmt is not None else memory_files.detect(name, text)
+        chosen = chosen or detect_format(name, text)
+        plan = None
+        if chosen in memory_files.MEMORY_FILE_FORMATS:
+            plan = memory_files.read(chosen, None if str(source) == "-" else source, text)
+            if where.project is not None:  # --project names where the file's memories go
+                memory_files.drop_projects(plan)
+    except KeyboardInterrupt:
+        _interrupted()
     with where.open() as store, _progress_bar("importing") as progress:
         try:
             report = import_records(
@@ -228,7 +238,11 @@ def import_(
                 dry_run=dry_run,
                 progress=progress,
                 allow_secret=allow_secret,
+                # A memory file in a repository goes to its project, unless --project says.
+                own_projects=plan is not None and where.project is None,
             )
+        except KeyboardInterrupt:  # the one transaction was rolled back
+            _interrupted()
         except InvalidRecordsError as exc:
             _print_errors(exc.errors)
             count = len(exc.errors)
@@ -244,6 +258,12 @@ def import_(
         summary.update(memory_files.plan_summary(plan, report.invalid, dry_run))
         render_info.memory_file_plan(summary, as_json)
     render_info.import_report(summary, as_json)
+
+
+def _interrupted() -> NoReturn:
+    """Ctrl-C while reading or importing: the import is one transaction, so nothing is in."""
+    render.error("interrupted: nothing was imported")
+    raise typer.Exit(130)
 
 
 MAX_ERRORS_SHOWN = 20

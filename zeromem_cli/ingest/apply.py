@@ -17,6 +17,7 @@ from typing import Any
 
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.ingest.extract import Candidate, make_key
+from zeromem_cli.ingest.formats import ParsedInput
 from zeromem_cli.models import Filters, Memory
 from zeromem_cli.store import MemoryStore
 from zeromem_cli.text.normalize import content_hash
@@ -180,6 +181,29 @@ class _Planner:
         if candidate.key is not None:
             self.keys[candidate.key] = 0
         return IngestItem("added", candidate)
+
+
+def origin_store(
+    store: MemoryStore, part: ParsedInput, *, session_given: bool, project_given: bool
+) -> MemoryStore:
+    """Where a harness transcript's memories go: where its hooks would have written them
+    during that session. Its session id is their origin session (unless ``--session`` was
+    given, or the store isolates: an isolated store writes where it reads), and the project
+    of its working directory their project (unless ``--project`` was given; a directory that
+    is no git repository, or is gone, is no project)."""
+    scope = store.scope
+    session, project = scope.session, scope.project
+    if part.session and not session_given and not scope.isolate:
+        session = part.session
+    if part.cwd and not project_given:
+        from pathlib import Path
+
+        from zeromem_cli.projects import project_of
+
+        project = project_of(Path(part.cwd))
+    if (session, project) == (scope.session, scope.project):
+        return store
+    return store.scoped(user=scope.user, agent=scope.agent, session=session, project=project)
 
 
 def apply_candidates(

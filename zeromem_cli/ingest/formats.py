@@ -56,6 +56,8 @@ class ParsedInput:
     format: str  # the format used (auto resolved)
     messages: list[Message] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)  # kv only
+    session: str | None = None  # a transcript's harness session id
+    cwd: str | None = None  # and its working directory, where the format records them
 
 
 def normalize_role(role: Any) -> str:
@@ -177,9 +179,10 @@ def parse_input(data: str, fmt: str = "auto") -> ParsedInput:
         raise InvalidInputError(f"unknown input format {fmt!r} (use {', '.join(INPUT_FORMATS)})")
     data = data.lstrip("\ufeff")
     if fmt in TRANSCRIPT_FORMATS:
-        from zeromem_cli.integrations.transcripts import parse
+        from zeromem_cli.integrations.transcripts import parse_with_origin
 
-        return ParsedInput(fmt, parse(fmt, data))
+        messages, (session, cwd) = parse_with_origin(fmt, data)
+        return ParsedInput(fmt, messages, session=session, cwd=cwd)
     if fmt == "text":
         return ParsedInput("text", _parse_text(data))
     if fmt == "kv":

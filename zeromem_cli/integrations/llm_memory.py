@@ -13,9 +13,12 @@ zeromem code over the public ``MemoryStore`` API, and ``llm`` is loaded only by 
 - **Tools** (``search``, ``remember``, ``forget``): compact text results within a token
   budget, counted with zeromem's own tokenizer, saying when something was left out.
 
-The store is chosen as the CLI chooses it: ``ZEROMEM_DB`` (else the per-user default),
-``ZEROMEM_USER`` / ``ZEROMEM_AGENT`` / ``ZEROMEM_SESSION``, ``config.toml`` and the
-``ZEROMEM_<SECTION>_<KEY>`` settings, unless the fragment or the tool box names them.
+The store and scope are chosen as the CLI chooses them: ``ZEROMEM_DB`` (else the per-user
+default), ``ZEROMEM_USER`` / ``ZEROMEM_AGENT`` / ``ZEROMEM_SESSION`` / ``ZEROMEM_PROJECT``
+(``auto``: the git repository of the directory ``llm`` runs in, ``none``: no project),
+``scope.isolate_sessions``, ``config.toml`` and the ``ZEROMEM_<SECTION>_<KEY>`` settings, unless
+the fragment or the tool box names them. So ``llm`` reads and writes exactly the memories
+``zeromem`` does in the same shell.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ FRAGMENT_OPTIONS = (
     "user",
     "agent",
     "session",
+    "project",
+    "isolate",
 )
 # The part after the last "?" is options only when it is nothing but name=value pairs.
 _OPTIONS = re.compile(r"[a-z_]+=[^&]*(?:&[a-z_]+=[^&]*)*")
@@ -57,12 +62,15 @@ SNIPPET_CHARS = 300
 
 
 class Where(NamedTuple):
-    """Which database and scope: given values, else the environment the CLI reads."""
+    """Which database and scope: given values, else the environment the CLI reads
+    (``isolate`` None: the ``scope.isolate_sessions`` setting, as the CLI's ``--isolate``)."""
 
     db: str | None = None
     user: str | None = None
     agent: str | None = None
     session: str | None = None
+    project: str | None = None
+    isolate: bool | None = None
 
     def resolved(self, env: Mapping[str, str] | None = None) -> Where:
         env = os.environ if env is None else env
@@ -75,18 +83,27 @@ class Where(NamedTuple):
             pick(self.user, "ZEROMEM_USER"),
             pick(self.agent, "ZEROMEM_AGENT"),
             pick(self.session, "ZEROMEM_SESSION"),
+            pick(self.project, "ZEROMEM_PROJECT"),
+            self.isolate,
         )
 
     def open(self, config: Config) -> MemoryStore:
+        """The store, its ``--project auto`` resolved from the current directory."""
+        from zeromem_cli.projects import resolve_project
         from zeromem_cli.store import MemoryStore
 
         where = self.resolved()
+        isolate = config.get("scope.isolate_sessions") if where.isolate is None else where.isolate
         return MemoryStore(
             db_location(where.db) if where.db else None,
             user=where.user,
             agent=where.agent,
             session=where.session,
+            project=resolve_project(where.project),
+            isolate=isolate,
             max_content_bytes=config.get("add.max_content_bytes"),
+            max_tags=config.get("add.max_tags"),
+            max_tag_chars=config.get("add.max_tag_chars"),
         )
 
 
@@ -130,7 +147,7 @@ def parse_fragment(argument: str) -> FragmentRequest:
         return FragmentRequest(argument.strip() or None)
     values: dict[str, Any] = {}
     tags: list[str] = []
-    scope: dict[str, str] = {}
+    scope: dict[str, Any] = {}
     for pair in tail.split("&"):
         name, _, raw = pair.partition("=")
         value = _unquote(raw)
@@ -144,13 +161,13 @@ def parse_fragment(argument: str) -> FragmentRequest:
                     f"budget must be a positive number of tokens, not {value!r}"
                 )
             values["budget"] = int(value)
-        elif name == "inherit":
+        elif name in ("inherit", "isolate"):
             if value.lower() not in _BOOLEANS:
-                raise InvalidInputError(f"inherit must be true or false, not {value!r}")
-            values["inherit"] = _BOOLEANS[value.lower()]
+                raise InvalidInputError(f"{name} must be true or false, not {value!r}")
+            (scope if name == "isolate" else values)[name] = _BOOLEANS[value.lower()]
         elif name == "tag":
             tags.append(value)
-        elif name in ("user", "agent", "session"):
+        elif name in ("user", "agent", "session", "project"):
             scope[name] = value
         else:
             values[name] = value

@@ -10,7 +10,8 @@ and loads zeromem's store only when a fragment or a tool is used. The work is do
 - ``llm -f zeromem:QUERY ...``: the memories packed for QUERY (``zeromem:`` alone: the core
   memory), as ``zeromem pack QUERY --no-touch`` prints them.
 - ``llm -T Zeromem ...``: tools ``Zeromem_search``, ``Zeromem_remember``, ``Zeromem_forget``;
-  ``-T 'Zeromem(user="alice", max_tokens=800)'`` sets the store, scope and result budget.
+  ``-T 'Zeromem(user="alice", project="auto", max_tokens=800)'`` sets the store, scope and
+  result budget.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ def zeromem_fragment(argument: str) -> llm.Fragment:
 
     zeromem:QUERY packs what QUERY needs; zeromem: alone the core memory (pinned, important,
     recent). Options after the last '?': budget, format, tokenizer, category, tag, inherit,
-    header, user, agent, session, e.g. zeromem:weekly report?budget=300&format=markdown
+    header, user, agent, session, project, isolate, e.g.
+    zeromem:weekly report?budget=300&format=markdown
     """
     return llm.Fragment(llm_memory.fragment_text(argument), f"{llm_memory.PREFIX}:{argument}")
 
@@ -58,6 +60,8 @@ class Zeromem(llm.Toolbox):
         user: str | None = None,
         agent: str | None = None,
         session: str | None = None,
+        project: str | None = None,
+        isolate: bool | None = None,
         max_tokens: int = llm_memory.DEFAULT_TOOL_TOKENS,
     ) -> None:
         # A bad -T 'Zeromem(...)' is the person's mistake, shown by llm (a click program) as
@@ -68,7 +72,9 @@ class Zeromem(llm.Toolbox):
             )
         if max_tokens < MIN_TOOL_TOKENS:
             raise click.ClickException(f"Zeromem: max_tokens must be at least {MIN_TOOL_TOKENS}")
-        self._where = llm_memory.Where(db, user, agent, session)
+        if isolate is not None and not isinstance(isolate, bool):
+            raise click.ClickException(f"Zeromem: isolate must be true or false, not {isolate!r}")
+        self._where = llm_memory.Where(db, user, agent, session, project, isolate)
         self._max_tokens = max_tokens
 
     def search(self, query: str, limit: int = llm_memory.DEFAULT_SEARCH_LIMIT) -> str:

@@ -4,7 +4,10 @@ A model must not widen its own access by naming another user (the complaint abou
 servers that take a ``user_id`` argument from the model). A call that names a user, agent or
 session other than the server's is refused, saying why, unless the server was started with
 ``--allow-scope-override``; even then it may only move among the agents and sessions of the
-configured user (and a server started without a user stays on the unscoped memories).
+configured user and project (a call has no way to name a project, and a server started without
+a user stays on the unscoped memories). Moving among sessions matters only to an isolated
+server (``--isolate``): otherwise every session of the user and project is already read, and
+naming one sets the origin of what the call writes.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ def describe(scope: Scope) -> str:
             ("user", scope.user),
             ("agent", scope.agent),
             ("session", scope.session),
+            ("project", scope.project),
         )
         if value is not None
     ]
@@ -47,6 +51,8 @@ class ScopePolicy(NamedTuple):
             self.scope.user if user is None else user,
             self.scope.agent if agent is None else agent,
             self.scope.session if session is None else session,
+            self.scope.project,  # never named by a call: the server's
+            isolate=self.scope.isolate,
         )
         if asked == self.scope:
             return asked

@@ -49,7 +49,13 @@ class Toolbox:
         scope = self.policy.resolve(user, agent, session)
         if scope == self.store.scope:
             return self.store
-        return self.store.scoped(user=scope.user, agent=scope.agent, session=scope.session)
+        return self.store.scoped(
+            user=scope.user,
+            agent=scope.agent,
+            session=scope.session,
+            project=scope.project,
+            isolate=scope.isolate,
+        )
 
     def budget(self, max_tokens: int | None) -> Budget:
         return Budget(resolve(max_tokens, self.default_tokens, self.cap_tokens), self.counter)

@@ -15,6 +15,7 @@ from zeromem_cli.mcp.budget import Rendered
 from zeromem_cli.mcp.reads import TRUNCATED_NOTE
 from zeromem_cli.mcp.toolbox import Toolbox, ToolOutput, ids_of, moment, tags_of
 from zeromem_cli.models import Filters, Memory
+from zeromem_cli.search import holding_every_word
 from zeromem_cli.store import MemoryStore
 from zeromem_cli.times import from_iso
 
@@ -90,8 +91,9 @@ def _select(
     memories included; explicit ids must all exist."""
     cutoff = moment(before, view.now(), "before")
     filters = Filters(category=category, tags=tags, key=key, include_expired=True)
-    if query:
-        picked = view.search(query, limit=limit or sys.maxsize, filters=filters)
+    if query:  # every content word must be held, as in `zeromem forget --query`
+        found = view.search(query, limit=sys.maxsize, filters=filters)
+        picked = holding_every_word(query, found)[: limit or None]
     elif ids:
         picked = [view.get(memory_id, include_expired=True) for memory_id in ids]
     else:

@@ -11,6 +11,7 @@ fence, a JSON quote.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -72,6 +73,9 @@ def xml_escape(text: str, *, attribute: bool = False) -> str:
         text = text.replace('"', "&quot;").replace("\n", "&#10;").replace("\t", "&#9;")
     return text
 
+
+# A markdown ATX heading: 1-6 "#" then a space.
+_HEADING = re.compile(r"#{1,6} ")
 
 # A line starting with one of these would become markdown structure (heading, quote, fence,
 # list, table, html block, setext underline): the first character is escaped with a backslash.
@@ -136,8 +140,9 @@ class Formatter:
             return "<memories>\n" if header is None else f"{_xml_header(header)}<memories>\n"
         if header is None:
             return ""
-        if self.fmt == "markdown":
-            return "## " + " ".join(header.split()) + "\n\n"
+        if self.fmt == "markdown":  # a heading of its own ("## Memories") is kept as given
+            line = " ".join(header.split())
+            return (line if _HEADING.match(line) else "## " + line) + "\n\n"
         return header + "\n"
 
     def tail(self) -> str:
@@ -153,7 +158,8 @@ class Formatter:
         category = _label(memory.category, self.mask_labels)
         if self.fmt == "text":
             body = content.replace("\n", "\n  ")
-            return f"- [{category}] {body} ({_date(memory)})\n"
+            pinned = ", pinned" if memory.pinned else ""
+            return f"- [{category}{pinned}] {body} ({_date(memory)})\n"
         if self.fmt == "markdown":
             pin = "📌 " if memory.pinned else ""
             category = _markdown_line(category).replace("*", "\\*")

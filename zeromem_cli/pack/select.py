@@ -136,6 +136,7 @@ class PackResult(Record):
     format: str
     memories: list[Memory] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what a person should be told (stderr)
 
     @property
     def considered(self) -> int:
@@ -346,18 +347,35 @@ def _add_relevance(
 
 
 def enclosing_scopes(scope: Scope) -> list[Scope]:
-    """The scopes around ``scope``, nearest first: without its session, then without its agent,
-    then without its user (``(alice, bot, s1)`` -> ``(alice, bot)``, ``(alice)``, unscoped).
-    Siblings (another session, agent or user) are never among them."""
+    """The scopes around ``scope``, nearest first, that ``inherit`` also reads.
+
+    A store already reads every agent and session of its user and project, so around it is
+    only the user's memories outside any project (``(alice, project p)`` -> ``(alice)``); never
+    another user's, the unscoped ones included. An isolated scope widens one field at a time,
+    as scopes did before projects: without its session, then its agent, then its project, then
+    its user (``(alice, bot, s1)`` -> ``(alice, bot)``, ``(alice)``, unscoped). Siblings
+    (another session, agent, project or user) are never among them."""
+    u, a, p = scope.user, scope.agent, scope.project
+    if scope.isolate:
+        chain = [Scope(u, a, None, p), Scope(u, None, None, p), Scope(u), Scope()]
+        wider = [Scope(s.user, s.agent, s.session, s.project, isolate=True) for s in chain]
+    else:
+        wider = [Scope(u)]
     found: list[Scope] = []
-    for wider in (
-        Scope(scope.user, scope.agent, None),
-        Scope(scope.user, None, None),
-        Scope(None, None, None),
-    ):
-        if wider != scope and wider not in found:
-            found.append(wider)
+    for each in wider:
+        if not each.reads(scope) and each not in found:
+            found.append(each)
     return found
+
+
+def _read_scopes(scope: Scope) -> list[Scope]:
+    """What ``inherit`` reads: ``scope`` and ``enclosing_scopes``; a project with its user's own
+    memories as one scope, so one search covers both (each scope is a search of its own, and a
+    project holding few of the matches makes its search widen: ``python -m
+    benchmarks.hook_latency`` run inside a repository)."""
+    if not scope.isolate and scope.project is not None:
+        return [Scope(scope.user, scope.agent, scope.session, scope.project, with_user=True)]
+    return [scope, *enclosing_scopes(scope)]
 
 
 def _search(
@@ -442,12 +460,21 @@ def pack(
         content_of = plain_content if reveal else masked_content
     formatter = Formatter(format, header, cached_content(content_of), mask_labels=not reveal)
     counter = get_tokenizer(tokenizer)
+    notes: list[str] = []
+    if formatter.header is not None:
+        alone = counter.count(formatter.head() + formatter.tail())
+        if alone > budget:  # the memories are what was asked for: pack them without it
+            notes.append(
+                f"the header takes {alone} tokens, more than the budget of {budget}: "
+                "packed without it"
+            )
+            formatter = Formatter(format, None, formatter.content_of, mask_labels=not reveal)
     weights = weights or Weights()
     filters = filters or Filters()
     relevance: dict[int, float] = {}
     memories: dict[int, Memory] = {}
     lent: dict[int, float] = {}
-    scopes = [scope, *enclosing_scopes(scope)] if inherit else [scope]
+    scopes = _read_scopes(scope) if inherit else [scope]
     if query is not None and query.strip():
         parsed = parse_query(require_utf8(query, "query"))
         hits = _search(conn, scopes, now, parsed, pool, filters, as_of)
@@ -458,18 +485,19 @@ def pack(
                 conn, scopes, now, parse_query(" ".join(expansion)), pool, filters, as_of
             )
             _add_relevance(second, FEEDBACK_WEIGHT, relevance, memories)
-        if scope.session is not None:  # a session is a conversation (``context.py``)
-            lent = context_bonus(
-                relevance,
-                memories,
-                lambda memory, span, window: (
-                    stored.neighbours(conn, scope, filters, now, memory, span, window)
-                    if memory.scope == scope
-                    else ([], [])  # an inherited memory is a fact, not a turn of this session
-                ),
-                weight=weights.context,
-                window=timedelta(minutes=weights.context_window_minutes),
-            )
+        # A session is a conversation (``context.py``): a hit written in one lends to the
+        # turns around it in that session (its origin), whichever session asks.
+        lent = context_bonus(
+            relevance,
+            memories,
+            lambda memory, span, window: (
+                stored.neighbours(conn, memory.scope, filters, now, memory, span, window)
+                if memory.session is not None
+                else ([], [])  # written outside a session: a fact, not a turn
+            ),
+            weight=weights.context,
+            window=timedelta(minutes=weights.context_window_minutes),
+        )
     for each in scopes:
         extra = stored.pack_candidates(
             conn,
@@ -494,4 +522,5 @@ def pack(
         format=formatter.fmt,
         memories=[c.memory for c in chosen],
         candidates=candidates,
+        notes=notes,
     )

@@ -1,17 +1,23 @@
 """Connections (interface; see ``storage.backend``): opening a store at a location (a SQLite
-file path or a ``postgresql://`` URL), reads, transactions and error mapping for either."""
+file path or a ``postgresql://`` URL), reads, transactions and error mapping for either.
+
+The SQLite side (plain ``sqlite3`` or SQLCipher for an encrypted store, read-only opens, the
+location checks) is ``storage.sqlite.db``'s; its ``ERRORS`` grow when SQLCipher loads, so they
+are read from there at the moment an exception is caught, never copied here."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from zeromem_cli.errors import StoreError
-from zeromem_cli.storage.backend import forwarded
+from zeromem_cli.storage.backend import forwarded, is_postgres
 from zeromem_cli.storage.sqlite import db as _sqlite
+
+if TYPE_CHECKING:
+    from zeromem_cli.keys import Key
 
 T = TypeVar("T")
 BUSY_TIMEOUT_SECONDS = _sqlite.BUSY_TIMEOUT_SECONDS
@@ -42,35 +48,71 @@ def display(location: str | Path) -> str:
     return str(location)
 
 
-def open_store(location: str | Path, notice: Callable[[str], None] | None = None) -> Any:
-    """A connection to the store at ``location``, its schema and index brought up to date."""
+def can_write(location: str | Path) -> bool:
+    """Whether this process can write the store: a file's permissions (``storage.sqlite.db``);
+    a server store counts as writable, its grants decide at the first write."""
     if is_url(location):
-        from zeromem_cli.storage.postgres import db as pg
-        from zeromem_cli.storage.postgres import fts as pg_fts
-        from zeromem_cli.storage.postgres import migrations as pg_migrations
+        return True
+    return _sqlite.can_write(Path(location))
 
-        url = str(location)
-        conn = pg.connect(url)
-        try:
-            with pg.mapped_errors(pg.display(url)):
-                pg_migrations.migrate(conn, notice)
-                pg_fts.ensure_index_version(conn, pg.display(url), notice)
-        except BaseException:
-            conn.close()
-            raise
-        return conn
+
+def open_store(
+    location: str | Path,
+    notice: Callable[[str], None] | None = None,
+    *,
+    key: Key | None = None,
+    read_only: bool = False,
+) -> Any:
+    """A connection to the store at ``location``, its schema and index brought up to date;
+    ``read_only``: never written (SQLite ``mode=ro``; PostgreSQL read-only transactions), and a
+    schema that needs an upgrade is refused rather than upgraded."""
+    if is_url(location):
+        return _open_server(str(location), notice, key=key, read_only=read_only)
     from zeromem_cli.storage.sqlite import fts, migrations
 
     path = Path(location)
-    conn = _sqlite.connect(path)
+    conn = _sqlite.connect(path, key, read_only=read_only)
     try:
-        # Opening races other processes creating or checkpointing the same file:
-        # retried while SQLite reports busy without waiting (see db.retry_busy).
-        _sqlite.retry_busy(lambda: migrations.migrate(conn, notice))
-        _sqlite.retry_busy(lambda: fts.ensure_index_version(conn, path, notice))
-    except sqlite3.Error as exc:
+        if read_only:
+            _sqlite.retry_busy(lambda: migrations.check_current(conn, path))
+        else:
+            # Opening races other processes creating or checkpointing the same file:
+            # retried while SQLite reports busy without waiting (see db.retry_busy).
+            _sqlite.retry_busy(lambda: migrations.migrate(conn, notice))
+            _sqlite.retry_busy(lambda: fts.ensure_index_version(conn, path, notice))
+    except _sqlite.ERRORS as exc:
         conn.close()
         raise _sqlite.map_error(exc, path) from None
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _open_server(
+    url: str, notice: Callable[[str], None] | None, *, key: Key | None, read_only: bool
+) -> Any:
+    """A PostgreSQL store. Encryption at rest is the SQLite file's (SQLCipher): a key given
+    for a server store is refused rather than silently ignored."""
+    from zeromem_cli.storage.postgres import db as pg
+    from zeromem_cli.storage.postgres import fts as pg_fts
+    from zeromem_cli.storage.postgres import migrations as pg_migrations
+
+    if key is not None:
+        raise StoreError(
+            f"a key is configured ({key.source}), but {pg.display(url)} is a PostgreSQL store: "
+            "encryption at rest is for SQLite files (the server's own encryption covers a "
+            "server store); unset the key"
+        )
+    conn = pg.connect(url)
+    try:
+        with pg.mapped_errors(pg.display(url)):
+            if read_only:
+                pg_migrations.check_current(conn, pg.display(url))
+                conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+            else:
+                pg_migrations.migrate(conn, notice)
+                pg_fts.ensure_index_version(conn, pg.display(url), notice)
     except BaseException:
         conn.close()
         raise
@@ -82,7 +124,7 @@ def mapped_errors(path: Path | str) -> Iterator[None]:
     """Inside the block, a database exception (either driver) becomes a ``StoreError``."""
     try:
         yield
-    except sqlite3.Error as exc:
+    except _sqlite.ERRORS as exc:
         raise _sqlite.map_error(exc, path) from None
     except Exception as exc:
         if type(exc).__module__.startswith("psycopg"):
@@ -94,7 +136,7 @@ def mapped_errors(path: Path | str) -> Iterator[None]:
 
 def read(conn: Any, path: Path | str, action: Callable[[Any], T]) -> T:
     """``action(conn)`` as a read runs: retried while SQLite is busy, errors mapped."""
-    if type(conn) is sqlite3.Connection:
+    if not is_postgres(conn):
         return _sqlite.read(conn, path, action)
     from zeromem_cli.storage.postgres import db as pg
 
@@ -103,7 +145,7 @@ def read(conn: Any, path: Path | str, action: Callable[[Any], T]) -> T:
 
 def transaction(conn: Any, path: Path | str) -> AbstractContextManager[Any]:
     """One write transaction (nested: a savepoint)."""
-    if type(conn) is sqlite3.Connection:
+    if not is_postgres(conn):
         return _sqlite.transaction(conn, path)
     from zeromem_cli.storage.postgres import db as pg
 
@@ -117,7 +159,7 @@ page_cache = forwarded("db", _sqlite.page_cache)
 def member_user(conn: Any) -> str | None:
     """A team store member's own ``user`` scope, from its connection (its PostgreSQL role);
     None for a file store and for the owner of a server store."""
-    if type(conn) is sqlite3.Connection:
+    if not is_postgres(conn):
         return None
     from zeromem_cli.storage.postgres.admin import member_user as role_of
 

@@ -12,6 +12,8 @@ history_record = _sqlite.history_record
 
 visible_row = forwarded("memories", _sqlite.visible_row)
 by_id = forwarded("memories", _sqlite.by_id)
+has_id = forwarded("memories", _sqlite.has_id)
+ids_by_uid_prefix = forwarded("memories", _sqlite.ids_by_uid_prefix)
 fetch = forwarded("memories", _sqlite.fetch)
 newest_first = forwarded("memories", _sqlite.newest_first)
 in_id_order = forwarded("memories", _sqlite.in_id_order)

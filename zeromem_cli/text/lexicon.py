@@ -1,5 +1,6 @@
 """Word lists the query processor uses: stop words (English, Chinese, Japanese), English
-irregular verb forms and month names. Plain data, no logic, so the lists are easy to review.
+irregular verb forms, month and day names and counts written as words. Plain data, no logic,
+so the lists are easy to review.
 
 Stop words are words that say what kind of question is asked ("what", "when", "kind", "什么",
 "吗") rather than what it is about. They are dropped from queries, never from the index, so a
@@ -91,4 +92,33 @@ MONTHS = {
         start=1,
     )
     for name in names
+}
+
+
+# Day names, Monday first (``datetime.weekday()`` order), for "last Saturday".
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+
+# Counts as people write them in "two weeks ago", "the past three months", "a few days ago".
+NUMBER_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "couple": 2,
+    "a couple": 2,
+    "a couple of": 2,
+    "couple of": 2,
+    "few": 3,
+    "a few": 3,
+    "several": 3,
 }

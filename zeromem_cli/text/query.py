@@ -25,7 +25,7 @@ hand the parsed query down instead of cutting the text again.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from zeromem_cli.plain import FrozenRecord
 from zeromem_cli.text.lexicon import (
@@ -89,8 +89,11 @@ class Term(FrozenRecord):
         return quote(self.text) + ("*" if self.prefix else "")
 
 
-def query_terms(text: str, *, drop_stop_words: bool = True) -> list[str]:
-    """The distinct content terms of ``text``, in order: Latin words and CJK grams."""
+def query_terms(
+    text: str, *, drop_stop_words: bool = True, pairs: list[str] | None = None
+) -> list[str]:
+    """The distinct content terms of ``text``, in order: Latin words and CJK grams.
+    ``pairs``, when given, receives the two-character CJK pieces (``ParsedQuery.pairs``)."""
     terms: list[str] = []
     normal = normalize(text)
     latin_part = CJK_RUN.sub(" ", normal)
@@ -108,23 +111,35 @@ def query_terms(text: str, *, drop_stop_words: bool = True) -> list[str]:
             pieces = _split_cjk_run(run, phrases) if drop_stop_words else [run]
             for piece in pieces:
                 terms.extend(cjk_bigrams(piece) if len(piece) > 1 else [piece])
+                if pairs is not None and len(piece) == 2:
+                    pairs.append(piece)
     distinct: dict[str, str] = {}  # "Report" and "report" are one term to FTS5
     for term in terms:
         distinct.setdefault(term.lower(), term)
     return list(distinct.values())
 
 
-def expand_terms(words: Sequence[str], *, prefix: bool = True, variants: bool = True) -> list[Term]:
-    """Search terms for ``words``: each word, its prefix variant, its irregular forms."""
+def expand_terms(
+    words: Sequence[str],
+    *,
+    prefix: bool = True,
+    variants: bool = True,
+    apart: Collection[str] = (),
+) -> list[Term]:
+    """Search terms for ``words``: each word, its prefix variant, its irregular forms; a
+    two-character CJK word in ``apart`` also as its characters near each other (``Term.near``).
+    """
     terms: list[Term] = []
     for word in words:
         latin = not CJK_RUN.search(word)
         # A lone CJK character is indexed only as the start of its bigrams (and alone at the
         # end of a run): as a prefix it finds every occurrence (see text.cjk_grams).
         terms.append(Term(word, prefix=not latin and len(word) == 1))
-        # A ``Term(word, near=True)`` here would find a two-character word with its characters
-        # apart (开会 in 开季度会议), but it cost Chinese queries +77% CPU at p50 on the 10k
-        # synthetic store: not enabled until it can be limited to standalone words.
+        # Its characters apart (开会 in 开季度会议) only when the caller asks: searched for
+        # every such word, it cost Chinese queries +77% CPU at p50 on the 10k synthetic store,
+        # so search asks only for the words whose bigram finds too little (``search``).
+        if word in apart:
+            terms.append(Term(word, prefix=True, near=True))
         if prefix and latin and len(word) >= PREFIX_MIN_LENGTH and not word.isdigit():
             terms.append(Term(word, prefix=True))
         if variants and latin:
@@ -144,23 +159,35 @@ def quote(term: str) -> str:
 class ParsedQuery(FrozenRecord):
     """A query cut into words once: ``content`` holds its content terms (stop words dropped),
     ``words`` the terms searched (``query_words``: ``content``, or the stop words when there
-    is nothing else)."""
+    is nothing else), ``pairs`` the words that were a two-character CJK piece of their own
+    (开会 in 周一什么时候开会: a word, where 京出 in 北京出差 is only a bigram)."""
 
-    __slots__ = ("text", "content", "words")
+    __slots__ = ("text", "content", "words", "pairs")
     text: str
     content: tuple[str, ...]
     words: tuple[str, ...]
+    pairs: tuple[str, ...]
 
-    def __init__(self, text: str, content: Sequence[str], words: Sequence[str]) -> None:
+    def __init__(
+        self,
+        text: str,
+        content: Sequence[str],
+        words: Sequence[str],
+        pairs: Sequence[str] = (),
+    ) -> None:
         object.__setattr__(self, "text", text)
         object.__setattr__(self, "content", tuple(content))
         object.__setattr__(self, "words", tuple(words))
+        object.__setattr__(self, "pairs", tuple(pairs))
 
-    def match(self, *, prefix: bool = True, variants: bool = True) -> str | None:
-        """The FTS5 expression OR-ing the quoted terms of ``words``; None when there are none."""
+    def match(
+        self, *, prefix: bool = True, variants: bool = True, apart: Collection[str] = ()
+    ) -> str | None:
+        """The FTS5 expression OR-ing the quoted terms of ``words``; None when there are none.
+        ``apart``: the ``pairs`` also searched with their characters apart."""
         if not self.words:
             return None
-        terms = expand_terms(self.words, prefix=prefix, variants=variants)
+        terms = expand_terms(self.words, prefix=prefix, variants=variants, apart=apart)
         return " OR ".join(t.expression() for t in terms)
 
 
@@ -175,8 +202,10 @@ def query_words(text: str, content: list[str] | None = None) -> list[str]:
 
 def parse_query(text: str) -> ParsedQuery:
     """``text`` cut into words once: its content terms and the terms searched."""
-    content = query_terms(text)
-    return ParsedQuery(text, content, query_words(text, content))
+    pairs: list[str] = []
+    content = query_terms(text, pairs=pairs)
+    words = query_words(text, content)
+    return ParsedQuery(text, content, words, [p for p in pairs if p in words])
 
 
 def build_match(text: str, *, prefix: bool = True, variants: bool = True) -> str | None:

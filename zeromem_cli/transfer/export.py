@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import stat
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from zeromem_cli.errors import InvalidInputError, StoreError
+from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.files import write_file
 from zeromem_cli.models import MEMORY_FIELDS, Filters
 from zeromem_cli.storage import memories
 from zeromem_cli.storage.db import mapped_errors
@@ -113,7 +111,9 @@ def to_markdown(records: list[dict[str, Any]]) -> str:
             if record["tags"]:
                 details.append("tags " + ", ".join(record["tags"]))
             details.append(f"importance {record['importance']}")
-            scope = [f"{n} {record[n]}" for n in ("user", "agent", "session") if record[n]]
+            scope = [
+                f"{n} {record[n]}" for n in ("user", "project", "agent", "session") if record[n]
+            ]
             details += scope
             details.append(f"added {record['created_at'][:10]}")
             if record["expires_at"]:
@@ -127,74 +127,10 @@ def to_markdown(records: list[dict[str, Any]]) -> str:
 
 
 def write_atomically(path: Path, write: Callable[[IO[str]], None]) -> None:
-    """Write a file via a private temporary file in the same folder, then rename it in place:
-    readers see the old file or the complete new one, never half a file.
-
-    Only a regular file (or a new path) is replaced so. ``-`` is stdout, and a target that is
-    not a regular file (/dev/stdout, a FIFO, /dev/fd/N, /proc/self/fd/N, a symlink to one) is
-    written straight through: renaming over it would replace a device every process uses
-    with a plain file. A symlink to a regular file replaces the file it points at.
-    """
+    """``export -o``: ``-`` is stdout; any other path follows ``files.write_file`` (a regular
+    file replaced atomically, 0600; a device, FIFO or descriptor written straight through)."""
     if str(path) == "-":
         write(sys.stdout)
         sys.stdout.flush()
         return
-    try:
-        mode = path.stat().st_mode  # follows symlinks
-    except FileNotFoundError:
-        mode = None
-    except OSError as exc:
-        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
-    if mode is not None and (not stat.S_ISREG(mode) or _names_a_descriptor(path)):
-        _write_through(path, write)
-        return
-    path = Path(os.path.realpath(path)) if path.is_symlink() else path
-    folder = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise InvalidInputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException as exc:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):  # a full disk, a quota: the cause in one line
-            raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
-        raise
-
-
-def _names_a_descriptor(path: Path) -> bool:
-    """True when ``path`` or a symlink it goes through is under /dev or /proc (/dev/stdout,
-    /proc/self/fd/1): an open descriptor of this process, even when that is a regular file
-    (``-o /dev/stdout >> log``), so it is written through, never renamed over."""
-    current = os.path.abspath(path)
-    for _ in range(40):
-        if current.startswith(("/dev/", "/proc/")):
-            return True
-        if not os.path.islink(current):
-            return False
-        target = os.readlink(current)
-        current = os.path.normpath(os.path.join(os.path.dirname(current), target))
-    return False
-
-
-def _write_through(path: Path, write: Callable[[IO[str]], None]) -> None:
-    """Write to an existing non-regular file as it is (no temporary file, no rename).
-    Opened to append: a descriptor's file was already truncated or not by whoever opened it
-    (``> out`` or ``>> out``); for a device or a FIFO the two are the same."""
-    try:
-        with open(path, "a", encoding="utf-8", newline="") as handle:
-            write(handle)
-    except IsADirectoryError:
-        raise InvalidInputError(f"{path} is a directory") from None
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        raise StoreError(f"cannot write {path}: {exc.strerror or exc}") from None
+    write_file(path, write)

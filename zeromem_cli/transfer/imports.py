@@ -10,6 +10,7 @@ records are to be skipped. The other direction is ``transfer.export``.
 from __future__ import annotations
 
 import gc
+import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -24,6 +25,7 @@ from zeromem_cli.storage.uids import uid_from_db
 from zeromem_cli.text.normalize import index_text, index_text_of_normalized
 from zeromem_cli.times import to_iso
 from zeromem_cli.transfer.read import ImportRecord, RecordError, parse, validate_record
+from zeromem_cli.validation import tag_limit_error
 from zeromem_cli.writes import clean_content
 
 if TYPE_CHECKING:
@@ -85,8 +87,8 @@ class InvalidRecordsError(InvalidInputError):
 class _Existing:
     id: int
     uid: str
-    scope: tuple[str, str, str]
-    key: tuple[str, str, str, str] | None  # its live key, if any
+    scope: tuple[str, ...]  # user, agent, session, project
+    key: tuple[str, ...] | None  # its live key, if any
     pending: ImportRecord | None = None  # set when the memory comes from this import
 
 
@@ -96,11 +98,11 @@ class _Plan:
     def __init__(self, store: MemoryStore, on_conflict: str) -> None:
         self.on_conflict = on_conflict
         self.by_uid: dict[str, _Existing] = {}
-        self.live_keys: dict[tuple[str, str, str, str], str] = {}  # -> uid
+        self.live_keys: dict[tuple[str, ...], str] = {}  # -> uid
         self.used_ids: set[int] = set()
         for row in bulk.existing(store.connection):
-            scope = (row[2], row[3], row[4])
-            key = (*scope, row[5]) if row[5] is not None and row[6] is None else None
+            scope = (row[2], row[3], row[4], row[5])
+            key = (*scope, row[6]) if row[6] is not None and row[7] is None else None
             uid = uid_from_db(row[1])
             self.by_uid[uid] = _Existing(row[0], uid, scope, key)
             self.used_ids.add(row[0])
@@ -111,7 +113,7 @@ class _Plan:
         self.updates: list[tuple[int, ImportRecord]] = []
 
     @staticmethod
-    def _key_of(record: ImportRecord) -> tuple[str, str, str, str] | None:
+    def _key_of(record: ImportRecord) -> tuple[str, ...] | None:
         if record.values["key"] is None or record.values["deleted_at"] is not None:
             return None
         return (*record.scope_columns, record.values["key"])
@@ -138,7 +140,7 @@ class _Plan:
             self._update(target, record, key)
             report.updated += 1
 
-    def _insert(self, record: ImportRecord, key: tuple[str, str, str, str] | None) -> None:
+    def _insert(self, record: ImportRecord, key: tuple[str, ...] | None) -> None:
         wanted = record.requested_id
         if wanted is not None and wanted not in self.used_ids:
             record.values["id"] = wanted
@@ -153,9 +155,7 @@ class _Plan:
         if key is not None:
             self.live_keys[key] = uid
 
-    def _update(
-        self, target: _Existing, record: ImportRecord, key: tuple[str, str, str, str] | None
-    ) -> None:
+    def _update(self, target: _Existing, record: ImportRecord, key: tuple[str, ...] | None) -> None:
         if target.scope != record.scope_columns:
             raise RecordError(
                 record.where, "uid", "belongs to a memory of another scope; it cannot be updated"
@@ -242,7 +242,11 @@ def import_records(
     dry_run: bool = False,
     allow_secret: bool = False,
     progress: Progress | None = None,
+    own_projects: bool = False,
 ) -> ImportReport:
+    """Validate and write ``raw_records`` (see ``_import_records``). ``own_projects``: a
+    record naming a project keeps it when the store has none (a memory file in a repository
+    belongs to that repository's project)."""
     if on_conflict not in CONFLICT_POLICIES:
         raise InvalidInputError(
             f"--on-conflict must be one of {', '.join(CONFLICT_POLICIES)}, not {on_conflict!r}"
@@ -257,6 +261,7 @@ def import_records(
             dry_run=dry_run,
             allow_secret=allow_secret,
             progress=progress,
+            own_projects=own_projects,
         )
 
 
@@ -270,6 +275,7 @@ def _import_records(
     dry_run: bool,
     allow_secret: bool,
     progress: Progress | None,
+    own_projects: bool,
 ) -> ImportReport:
     raw = list(raw_records)
     total = len(raw)
@@ -282,18 +288,22 @@ def _import_records(
     def clean(content: str) -> str:
         return clean_content(content, max_bytes)
 
+    tag_caps = (store.max_tags, store.max_tag_chars)
     for done, (where, item) in enumerate(raw, start=1):
         try:
-            validated.append(
-                validate_record(
-                    item,
-                    where,
-                    clean=clean,
-                    scope=scope,
-                    now=now,
-                    allow_secret=allow_secret,
-                )
+            record = validate_record(
+                item,
+                where,
+                clean=clean,
+                scope=scope,
+                now=now,
+                allow_secret=allow_secret,
+                own_projects=own_projects,
             )
+            tags = record.values["tags"]
+            if tags != "[]" and (problem := tag_limit_error(json.loads(tags), *tag_caps)):
+                raise RecordError(where, "tags", problem)
+            validated.append(record)
         except RecordError as exc:
             report.invalid.append(exc)
         if progress is not None and done % 1000 == 0:

@@ -18,7 +18,9 @@ item that is nothing but imports is not a memory itself. Records of imported fil
 those of the file importing them.
 
 ``meta``: ``source`` (the format), ``file`` (absolute path) and ``project`` (the root of the
-git repository holding the file, when there is one: the project scope will use it). Records
+git repository holding the file, when there is one). A file's records name that
+repository's project scope (its ``--project auto`` name, ``projects.project_of``), so a
+repository's CLAUDE.md lands in its project and ``~/.claude/CLAUDE.md`` in none. Records
 carry no line numbers, so their derived uids survive edits elsewhere in the file and a
 re-import skips what it already holds; the line is in each record's place (``where``).
 
@@ -406,14 +408,20 @@ def _read(path: Path, at: str) -> str:
 
 def _add_blocks(plan: MemoryFilePlan, blocks: list[_Block], path: Path | None, where: str) -> None:
     meta: dict[str, Any] = {"source": plan.format}
+    project: str | None = None
     if path is not None:
         meta["file"] = str(path)
         root = repository_root(path)
         if root is not None:
+            from zeromem_cli.projects import project_of
+
             meta["project"] = str(root)
+            project = project_of(root)
     name = path.name if path is not None else None
     for block in blocks:
         record: dict[str, Any] = {"content": block.text, "meta": meta}
+        if project is not None:
+            record["project"] = project
         tags = list(dict.fromkeys([name, *block.path] if name else block.path))
         if tags:
             record["tags"] = tags

@@ -53,6 +53,13 @@ def detect(name: str | None, text: str) -> str | None:
     return None
 
 
+def drop_projects(plan: MemoryFilePlan) -> None:
+    """Forget the project each record's repository gave it (the command names one)."""
+    for _, record in plan.records:
+        if isinstance(record, dict):
+            record.pop("project", None)
+
+
 def plan_summary(
     plan: MemoryFilePlan, invalid: Sequence[RecordError], dry_run: bool
 ) -> dict[str, Any]:

@@ -28,7 +28,9 @@ from zeromem_cli.times import from_iso, to_iso
 
 IMPORT_FORMATS = ("jsonl", "json", "csv")
 TIME_FIELDS = ("created_at", "updated_at", "expires_at", "last_accessed_at", "deleted_at")
-SCOPE_FIELDS = ("user", "agent", "session")
+SCOPE_FIELDS = ("user", "agent", "session", "project")
+# Where a record came from within its owner (user, project): a scoped import keeps them.
+ORIGIN_FIELDS = frozenset({"agent", "session"})
 # Accepted and ignored: search results carry a score; history is handled separately.
 IGNORED_FIELDS = frozenset({"score"})
 KNOWN_FIELDS = frozenset(MEMORY_FIELDS) | IGNORED_FIELDS | {"history"}
@@ -84,8 +86,9 @@ class ImportRecord:
         return str(self.values["uid"])
 
     @property
-    def scope_columns(self) -> tuple[str, str, str]:
-        return (self.values["user"], self.values["agent"], self.values["session"])
+    def scope_columns(self) -> tuple[str, str, str, str]:
+        values = self.values
+        return (values["user"], values["agent"], values["session"], values["project"])
 
 
 def derived_uid(basis: str) -> str:
@@ -453,6 +456,13 @@ def _content(where: str, value: Any, clean: Callable[[str], str]) -> str:
         raise RecordError(where, "content", str(exc)) from None
 
 
+def _keeps(name: str, scope: Scope, own_projects: bool) -> bool:
+    """Whether a scoped import keeps a record's own value of scope field ``name``."""
+    if name in ORIGIN_FIELDS:
+        return not scope.isolate
+    return name == "project" and own_projects and scope.project is None
+
+
 def validate_record(
     raw: Any,
     where: str,
@@ -461,13 +471,16 @@ def validate_record(
     scope: Scope | None,
     now: str,
     allow_secret: bool = False,
+    own_projects: bool = False,
 ) -> ImportRecord:
     """Check and convert one raw record; raise RecordError on the first problem.
 
     ``clean`` validates content as ``add`` does (the store's size limit included).
     ``scope``: the scope of the import; a record naming another scope is invalid. None keeps
     each record's own scope (``--all-scopes``). A likely credential in the content, key, tags,
-    meta or history is refused as ``add`` refuses it, unless ``allow_secret``.
+    meta or history is refused as ``add`` refuses it, unless ``allow_secret``. A record's
+    own agent and session are kept unless ``scope`` isolates; its own project only with
+    ``own_projects`` when ``scope`` has none.
     """
     if isinstance(raw, RecordError):
         raise raw
@@ -495,7 +508,7 @@ def validate_record(
             values["uid"] = uid if _CANONICAL_UUID.match(uid) else str(uuid.UUID(uid))
         except ValueError:
             raise RecordError(where, "uid", f"not a UUID: {uid!r}") from None
-    columns = ["", "", ""]
+    columns = ["", "", "", ""]
     for number, name in enumerate(SCOPE_FIELDS):
         value = get(name)
         given = None if value is None else _text(where, name, value)
@@ -503,6 +516,9 @@ def validate_record(
             columns[number] = given or ""
             continue
         wanted = getattr(scope, name)
+        if given is not None and given != wanted and _keeps(name, scope, own_projects):
+            columns[number] = given  # its origin within the owner, or its file's project
+            continue
         if given is not None and given != wanted:
             raise RecordError(
                 where,
@@ -511,7 +527,7 @@ def validate_record(
                 "pass the matching scope option, or --all-scopes to keep each record's scope",
             )
         columns[number] = wanted or ""
-    values["user"], values["agent"], values["session"] = columns
+    values["user"], values["agent"], values["session"], values["project"] = columns
     value = get("category")
     values["category"] = "general" if value is None else _text(where, "category", value)
     value = get("tags")
@@ -544,7 +560,17 @@ def validate_record(
     return ImportRecord(where, values, given_fields, history, requested_id, normalized)
 
 
-_SECRET_FIELDS = ("content", "category", "key", "tags", "meta", "user", "agent", "session")
+_SECRET_FIELDS = (
+    "content",
+    "category",
+    "key",
+    "tags",
+    "meta",
+    "user",
+    "agent",
+    "session",
+    "project",
+)
 
 
 def _refuse_secrets(where: str, values: dict[str, Any], history: list[dict[str, Any]]) -> None:

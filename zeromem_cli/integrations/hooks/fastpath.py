@@ -3,10 +3,11 @@
 A hook runs on every prompt a person types, so its start-up is its latency: importing Typer and
 Click and building the command costs more than the hook's own work (python -m
 benchmarks.hook_latency). The command line is small and fixed: ``HARNESS EVENT`` and the store
-options ``--db``, ``--user``, ``--agent``, ``--session`` (or ``ZEROMEM_DB``...), exactly those of
-the Typer ``hook`` command (``zeromem_cli/cli/hook.py``, which ``--help`` still reaches; a test
-keeps the two in step). Anything malformed is one stderr line and exit 0, like every other
-hook failure: an exit 2 would make Claude Code reject the user's prompt.
+options ``--db``, ``--user``, ``--agent``, ``--session``, ``--project``, ``--key-file`` (or
+``ZEROMEM_DB``...) and ``--isolate/--no-isolate``, exactly those of the Typer ``hook`` command
+(``zeromem_cli/cli/hook.py``, which ``--help`` still reaches; a test keeps the two in step).
+Anything malformed is one stderr line and exit 0, like every other hook failure: an exit 2 would
+make Claude Code reject the user's prompt.
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ STORE_OPTIONS = {
     "--user": "ZEROMEM_USER",
     "--agent": "ZEROMEM_AGENT",
     "--session": "ZEROMEM_SESSION",
+    "--project": "ZEROMEM_PROJECT",
+    "--key-file": "ZEROMEM_KEY_FILE",
 }
+FLAGS = {"--isolate": "1", "--no-isolate": "0"}
 HELP = frozenset({"-h", "--help"})
 
 
@@ -29,10 +33,13 @@ def parse(argv: list[str]) -> tuple[list[str], dict[str, str | None]] | str:
     options: dict[str, str | None] = {
         name: os.environ.get(var) or None for name, var in STORE_OPTIONS.items()
     }
+    options["--isolate"] = None
     args = iter(argv)
     for arg in args:
         name, equals, value = arg.partition("=")
-        if name in STORE_OPTIONS:
+        if arg in FLAGS:
+            options["--isolate"] = FLAGS[arg]
+        elif name in STORE_OPTIONS:
             if not equals:
                 value = next(args, "")
             if not value:
@@ -43,7 +50,10 @@ def parse(argv: list[str]) -> tuple[list[str], dict[str, str | None]] | str:
         else:
             positionals.append(arg)
     if len(positionals) != 2:
-        return "usage: zeromem hook HARNESS EVENT [--db PATH] [--user U] [--agent A] [--session S]"
+        return (
+            "usage: zeromem hook HARNESS EVENT [--db PATH] [--user U] [--agent A] "
+            "[--session S] [--project NAME|auto|none] [--isolate] [--key-file PATH]"
+        )
     return positionals, options
 
 
@@ -60,7 +70,16 @@ def main(argv: list[str]) -> int | None:
         say(label, parsed, sys.stderr)
         return 0
     (harness, event), options = parsed
-    where = Where(options["--db"], options["--user"], options["--agent"], options["--session"])
+    isolate = options["--isolate"]
+    where = Where(
+        options["--db"],
+        options["--user"],
+        options["--agent"],
+        options["--session"],
+        options["--project"],
+        None if isolate is None else isolate == "1",
+        options["--key-file"],
+    )
     try:
         return run_hook(harness, event, where)
     except KeyboardInterrupt:  # cancelled before the run could answer it: still no traceback

@@ -1,9 +1,11 @@
 """What a hook injects: memories packed for the moment, exactly within its token budget.
 
 Session start: no query, so ``pack`` gives the pinned "core memory" first, then the most
-important and recent memories. Each prompt: ``pack`` for the prompt's text. Both skip what
-this harness session was already given (``exclude``) and never record an access: a hook runs
-on every prompt and stays a read, so it never waits on another process's write lock.
+important and recent memories. Each prompt: ``pack`` for the prompt's text. Both read the
+project's memories and the user's project-less ones (``inherit``), never another project's or
+user's. Both skip what this harness session was already given (``exclude``) and never record
+an access: a hook runs on every prompt and stays a read, so it never waits on another
+process's write lock.
 
 The block is delimited (``<zeromem-memory>``) so a transcript reader can drop it if a
 harness records it as part of the user's turn, and the budget counts every character of it,
@@ -80,6 +82,7 @@ def injection(
             pool=HOOK_POOL,
             content_of=_content,
             exclude=exclude,
+            inherit=True,  # the user's own memories outside the project too
         )
         if not result.memories:
             return "", []

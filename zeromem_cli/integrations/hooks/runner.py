@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from zeromem_cli.integrations.harnesses import (
     CAPTURE_EVENTS,
@@ -24,13 +24,19 @@ from zeromem_cli.integrations.harnesses import (
 )
 from zeromem_cli.paths import db_location
 
+if TYPE_CHECKING:
+    from zeromem_cli.integrations.hooks.payload import HookInput
+    from zeromem_cli.store import MemoryStore
+
 OFF_VALUES = frozenset({"off", "0", "false", "no", "disabled"})
 
 
 class Where:
-    """Database and scope of the run (the hook command's --db / --user / --agent / --session)."""
+    """Database and scope of the run (the hook command's --db / --user / --agent / --session /
+    --project / --isolate, and --key-file for an encrypted store). ``project`` None means
+    ``auto``: the git repository of the harness session's working directory."""
 
-    __slots__ = ("db", "user", "agent", "session")
+    __slots__ = ("db", "user", "agent", "session", "project", "isolate", "key_file")
 
     def __init__(
         self,
@@ -38,11 +44,17 @@ class Where:
         user: str | None = None,
         agent: str | None = None,
         session: str | None = None,
+        project: str | None = None,
+        isolate: bool | None = None,
+        key_file: str | Path | None = None,
     ) -> None:
         self.db = db_location(db) if db else None
+        self.key_file = Path(key_file).expanduser() if key_file else None
         self.user = user or None
         self.agent = agent or None
         self.session = session or None
+        self.project = project or None
+        self.isolate = isolate
 
 
 def hooks_off(env: Mapping[str, str]) -> bool:
@@ -141,6 +153,50 @@ def _describe(exc: BaseException) -> str:
     return f"internal error: {type(exc).__name__}: {exc}"
 
 
+def _open(
+    opener: type[MemoryStore],
+    path: Path | str,
+    where: Where,
+    payload: HookInput,
+    config: Any,
+    *,
+    read_only: bool = False,
+) -> MemoryStore:
+    """The store in the hook's scope: the user (and agent) given, and the project (``auto``
+    unless given: the repository of the harness session's ``cwd``), reading every earlier
+    session of both unless isolated. Injection adds the user's project-less memories
+    (``pack(inherit=True)``): never another project's. ``read_only``: the run only injects,
+    so a database on read-only media opens read-only."""
+    from zeromem_cli.projects import AUTO, resolve_project
+
+    isolate = config.get("scope.isolate_sessions") if where.isolate is None else where.isolate
+    return opener(
+        path,
+        user=where.user,
+        agent=where.agent,
+        session=where.session,
+        project=resolve_project(where.project or AUTO, payload.cwd or None),
+        isolate=isolate,
+        max_content_bytes=config.get("add.max_content_bytes"),
+        max_tags=config.get("add.max_tags"),
+        max_tag_chars=config.get("add.max_tag_chars"),
+        key_file=where.key_file,
+        read_only="auto" if read_only else False,
+    )
+
+
+def _origin(store: MemoryStore, where: Where, payload: HookInput) -> MemoryStore:
+    """Where captured memories are written: the harness session is their origin session
+    (unless --session names one), so the conversation context of a later pack can follow
+    them. An isolated store keeps its own session, which is all it reads."""
+    scope = store.scope
+    if where.session is not None or scope.isolate or not payload.session_id:
+        return store
+    return store.scoped(
+        user=scope.user, agent=scope.agent, session=payload.session_id, project=scope.project
+    )
+
+
 def _run(
     harness: Harness, event: str, where: Where, config: Any, stdin: IO[bytes]
 ) -> tuple[str, Callable[[], None] | None]:
@@ -166,20 +222,14 @@ def _run(
             raise StoreError(f"no database at {db_path} yet: nothing to inject")
     identity = str(db_path.resolve()) if isinstance(db_path, Path) else db_path
     state = SessionState.load(harness.name, payload.session_id, identity)
-    store = MemoryStore(
-        db_path,
-        user=where.user,
-        agent=where.agent,
-        session=where.session,
-        max_content_bytes=config.get("add.max_content_bytes"),
-    )
+    store = _open(MemoryStore, db_path, where, payload, config, read_only=not capturing)
     with store:
         if capturing:
             from zeromem_cli.integrations.hooks.capture import capture, session_lock
 
             with session_lock(state):
                 state = SessionState.load(harness.name, payload.session_id, state.db)
-                capture(store, harness, payload, state, config)
+                capture(_origin(store, where, payload), harness, payload, state, config)
                 state.save()
             return harness.nothing, None
         from zeromem_cli.integrations.hooks.inject import injection

@@ -70,17 +70,10 @@ class SessionState:
             "injected": self.injected,
             "transcript": self.transcript,
         }
-        folder = self.path.parent
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        temporary = folder / f".{self.path.name}.{os.getpid()}.tmp"
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(data, handle, separators=(",", ":"))
-            os.replace(temporary, self.path)
-        except BaseException:
-            temporary.unlink(missing_ok=True)
-            raise
+        from zeromem_cli.files import write_file
+
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        write_file(self.path, lambda handle: json.dump(data, handle, separators=(",", ":")))
 
 
 def prune(harness: str, max_age_days: int, now: float | None = None) -> int:

@@ -3,18 +3,21 @@
 A change holds the file's text before and after (None: absent). Applying it first copies the
 existing file to ``<name>.zeromem-<UTC time>.bak`` next to it, then writes the new text to a
 temporary file in the same folder and renames it over the old one, keeping its permissions, so
-a crash leaves either the old file or the new one. A change to None (an uninstall that empties a
-file zeromem created) removes the file, after the same backup.
+a crash leaves either the old file or the new one (``files.write_file``: a settings file that
+is a symlink keeps its link, a device or FIFO is written through, with no backup). A change
+to None (an uninstall that empties a file zeromem created) removes the file, after the same
+backup.
 """
 
 from __future__ import annotations
 
 import difflib
-import os
 import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
+
+from zeromem_cli.files import is_regular, write_file
 
 
 class FileChange(NamedTuple):
@@ -66,23 +69,15 @@ def apply(change: FileChange) -> Path | None:
     path = change.path
     backup = None
     mode = None
-    if path.exists():
+    if is_regular(path):  # a device or FIFO is neither copied nor replaced (files.write_file)
         backup = backup_name(path)
         shutil.copy2(path, backup)
         mode = path.stat().st_mode & 0o777
     if change.after is None:
-        path.unlink(missing_ok=True)
+        if backup is not None:  # only a regular file zeromem wrote is removed
+            path.unlink(missing_ok=True)
         return backup
+    after = change.after
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.zeromem-{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode or 0o644)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(change.after)
-        if mode is not None:
-            os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    write_file(path, lambda handle: handle.write(after), mode=mode or 0o644)
     return backup

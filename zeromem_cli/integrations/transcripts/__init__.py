@@ -51,9 +51,16 @@ def _finish(found: list[tuple[str, str]], start: int) -> list[Message]:
 
 def parse(name: str, data: str) -> list[Message]:
     """Every message of a whole transcript (``ingest --format NAME``)."""
+    return parse_with_origin(name, data)[0]
+
+
+def parse_with_origin(name: str, data: str) -> tuple[list[Message], tuple[str | None, str | None]]:
+    """Every message of a whole transcript, and the harness session it records: (its id, its
+    working directory), each None where the format does not say. A backfill writes where the
+    hooks would have written during that session (``ingest --format NAME``)."""
     module = reader(name)
     if module.KIND == "document":
-        return _finish(module.messages(module.records_of(data)), 0)
+        return _finish(module.messages(module.records_of(data)), 0), module.origin(data)
     records = []
     lines = data.splitlines()
     for number, line in enumerate(lines, start=1):
@@ -66,7 +73,7 @@ def parse(name: str, data: str) -> list[Message]:
                 break  # the harness was still writing its last line
             raise TranscriptError(f"line {number} is not valid JSON") from None
     found, _ = module.messages(records, {})
-    return _finish(found, 0)
+    return _finish(found, 0), module.origin(records)
 
 
 def read_new(name: str, path: Path, cursor: dict[str, Any] | None) -> tuple[list[Message], dict]:

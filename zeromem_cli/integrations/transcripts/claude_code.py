@@ -70,3 +70,12 @@ def messages(
 ) -> tuple[list[tuple[str, str]], dict[str, Any]]:
     found = [m for m in (message_of(record) for record in records) if m is not None]
     return found, flags
+
+
+def origin(records: Iterable[Any]) -> tuple[str | None, str | None]:
+    """(session id, working directory) of the session: every message record carries both."""
+    for record in records:
+        if isinstance(record, dict) and isinstance(record.get("sessionId"), str):
+            cwd = record.get("cwd")
+            return record["sessionId"] or None, cwd if isinstance(cwd, str) and cwd else None
+    return None, None

@@ -75,3 +75,17 @@ def messages(
         if message is not None and message[1].strip():
             found.append(message)
     return found, {**flags, "events": events}
+
+
+def origin(records: Iterable[Any]) -> tuple[str | None, str | None]:
+    """(session id, working directory) from the log's ``session_meta`` record."""
+    for record in records:
+        if isinstance(record, dict) and record.get("type") == "session_meta":
+            payload = record.get("payload")
+            if isinstance(payload, dict):
+                return _named(payload.get("id")), _named(payload.get("cwd"))
+    return None, None
+
+
+def _named(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None

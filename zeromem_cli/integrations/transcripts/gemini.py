@@ -71,3 +71,14 @@ def messages(records: Iterable[Any]) -> list[tuple[str, str]]:
         if role and text.strip():
             found.append((role, text))
     return found
+
+
+def origin(data: str) -> tuple[str | None, str | None]:
+    """(session id, None) of a chat file: Gemini CLI keeps the project as a hash of its
+    directory (``projectHash``), not the directory itself."""
+    try:
+        document = json.loads(data)
+    except ValueError:
+        return None, None
+    session = document.get("sessionId") if isinstance(document, dict) else None
+    return (session if isinstance(session, str) and session else None), None

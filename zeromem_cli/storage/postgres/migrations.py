@@ -210,6 +210,18 @@ def _check_not_newer(version: int) -> None:
         )
 
 
+def check_current(conn: Any, where: str) -> None:
+    """A read-only open: the schema must already be this version's (it cannot be upgraded
+    without writing)."""
+    version = schema_version(conn)
+    _check_not_newer(version)
+    if version < LATEST_VERSION:
+        raise SchemaError(
+            f"{where} was opened read-only and its schema is older than this zeromem's: "
+            "open it once for writing, to upgrade it"
+        )
+
+
 def migrate(
     conn: Any, notice: Callable[[str], None] | None = None, upto: int | None = None
 ) -> list[str]:

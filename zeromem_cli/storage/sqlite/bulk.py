@@ -17,7 +17,7 @@ from operator import itemgetter
 from typing import Any
 
 from zeromem_cli.models import HISTORY_FIELDS, MEMORY_FIELDS, Memory, Scope
-from zeromem_cli.storage.sqlite import fts
+from zeromem_cli.storage.sqlite import db, fts
 from zeromem_cli.storage.sqlite.memories import archive_version, to_memory
 from zeromem_cli.storage.sqlite.sql import scope_clause
 from zeromem_cli.storage.uids import uid_to_db
@@ -230,15 +230,16 @@ def live_by_category(
 
 def live_by_scope(
     conn: sqlite3.Connection, scope: Scope | None, now: datetime
-) -> list[tuple[str, str, str, int]]:
-    """Live memories per stored scope (user, agent, session; '' for unset), most first."""
+) -> list[tuple[str, str, str, str, int]]:
+    """Live memories per stored scope (user, agent, session, project; '' for unset), most
+    first."""
     where, params = scope_clause(scope)
     return [
-        (r[0], r[1], r[2], r[3])
+        (r[0], r[1], r[2], r[3], r[4])
         for r in conn.execute(
-            f"SELECT m.user, m.agent, m.session, count(*) FROM memories m "
-            f"WHERE {where} AND {_LIVE} GROUP BY m.user, m.agent, m.session "
-            "ORDER BY count(*) DESC, m.user, m.agent, m.session",
+            f"SELECT m.user, m.agent, m.session, m.project, count(*) FROM memories m "
+            f"WHERE {where} AND {_LIVE} GROUP BY m.user, m.agent, m.session, m.project "
+            "ORDER BY count(*) DESC, m.user, m.agent, m.session, m.project",
             {**params, "now": to_iso(now)},
         )
     ]
@@ -273,9 +274,11 @@ class ImportConflict(Exception):
 
 
 def existing(conn: sqlite3.Connection) -> Iterator[sqlite3.Row]:
-    """Every memory as an import plans against it: (id, stored uid, user, agent, session, key,
-    deleted_at) rows."""
-    yield from conn.execute("SELECT id, uid, user, agent, session, key, deleted_at FROM memories")
+    """Every memory as an import plans against it: (id, stored uid, user, agent, session,
+    project, key, deleted_at) rows."""
+    yield from conn.execute(
+        "SELECT id, uid, user, agent, session, project, key, deleted_at FROM memories"
+    )
 
 
 def update_imported(
@@ -292,7 +295,7 @@ def update_imported(
             + " WHERE id = :id",
             merged,
         )
-    except sqlite3.IntegrityError as exc:
+    except db.INTEGRITY as exc:
         raise ImportConflict(str(exc)) from None
     fts.index_rows(conn, [merged])
 
@@ -340,7 +343,7 @@ def insert_imported(
     (``history``: rows of ``HISTORY_COLUMNS``) in a few executemany calls."""
     try:
         conn.executemany(_INSERT_SQL, [_stored(v) for v in rows])
-    except sqlite3.IntegrityError as exc:
+    except db.INTEGRITY as exc:
         raise ImportConflict(str(exc)) from None
     fts.index_rows(conn, rows, contents)
     if history:

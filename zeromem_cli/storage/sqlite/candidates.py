@@ -17,7 +17,7 @@ from typing import Any
 
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Filters, Scope
-from zeromem_cli.storage.sqlite.sql import SCOPE_SQL, filter_clause, scope_params
+from zeromem_cli.storage.sqlite.sql import filter_clause, scope_params, scope_sql
 from zeromem_cli.storage.sqlite.window import Window, find_window
 from zeromem_cli.text.query import Term
 
@@ -78,6 +78,7 @@ def ranked(
     too few of those are visible.
     """
     where, params = filter_clause(filters, now)
+    where = f"{scope_sql(scope)} AND {where}"
     params.update(candidates=candidates, **scope_params(scope))
     if words is not None:
         bounds = find_window(conn, words, every=every)
@@ -113,7 +114,7 @@ def _rank(
     sql = (
         f"SELECT m.*, bm25(memories_fts, {weights}) AS rank "
         "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-        f"WHERE memories_fts MATCH :match AND {within} AND {SCOPE_SQL} AND {where} "
+        f"WHERE memories_fts MATCH :match AND {within} AND {where} "
         "ORDER BY rank, m.id DESC LIMIT :candidates"
     )
     params = {**params, **within_params, "match": match}
@@ -145,7 +146,7 @@ def _visible(
                 # CROSS JOIN: look each id up by rowid; left to itself the planner may walk
                 # the scope index over the whole table instead.
                 "SELECT m.* FROM json_each(:ids) AS j CROSS JOIN memories m ON m.id = j.value "
-                f"WHERE {SCOPE_SQL} AND {where}",
+                f"WHERE {where}",
                 {**params, "ids": json.dumps([r[0] for r in batch])},
             )
         }

@@ -3,6 +3,12 @@ error mapping.
 
 A path that is a directory, a file that is not SQLite, or a location we cannot write is reported
 before SQLite writes anything, so a mistaken ``--db`` never damages the file it points at.
+
+The driver is chosen here: the standard ``sqlite3`` for a plain store; SQLCipher
+(``storage.cipher``, the optional ``zeromem[encryption]`` extra) only for an encrypted one, or a
+new store when a key is configured. Code elsewhere catches ``db.ERRORS`` / ``db.INTEGRITY``
+rather than ``sqlite3.Error``: the SQLCipher driver's exceptions are its own classes, added to
+those tuples when it loads.
 """
 
 from __future__ import annotations
@@ -15,13 +21,22 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from zeromem_cli.errors import StoreError
+
+if TYPE_CHECKING:
+    from zeromem_cli.keys import Key
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_SECONDS = 30.0
 T = TypeVar("T")
+ENCRYPTED_HINT = "this store is encrypted: set ZEROMEM_KEY or --key-file"
+
+# The exception classes of every loaded driver (see the module docstring).
+ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
+OPERATIONAL: tuple[type[Exception], ...] = (sqlite3.OperationalError,)
+INTEGRITY: tuple[type[Exception], ...] = (sqlite3.IntegrityError,)
 
 
 # ``postgresql://u@/db`` read as a path: Path folds "//" to "/", so the first part is "scheme:".
@@ -45,12 +60,26 @@ def check_location(location: str | Path) -> None:
     raise StoreError(f"{scheme}:// is not a database zeromem can open: give a SQLite file path")
 
 
-def _check_path(path: Path) -> None:
+def register_driver_errors(
+    error: type[Exception], operational: type[Exception], integrity: type[Exception]
+) -> None:
+    """Make ``except db.ERRORS`` (and the others) catch another driver's exceptions too."""
+    global ERRORS, OPERATIONAL, INTEGRITY
+    if error not in ERRORS:
+        ERRORS += (error,)
+        OPERATIONAL += (operational,)
+        INTEGRITY += (integrity,)
+
+
+def store_state(path: Path) -> str:
+    """``new`` (absent or empty), ``plain`` (SQLite) or ``encrypted`` (pages of random-looking
+    bytes: what SQLCipher writes). Anything else given as ``--db`` is refused here, before a
+    driver touches it."""
     check_location(path)
     if path.is_dir():
         raise StoreError(f"{path} is a directory, not a database file")
     if not path.exists():
-        return
+        return "new"
     if not stat.S_ISREG(path.stat().st_mode):  # /dev/null, a FIFO, a socket: not a database
         raise StoreError(f"{path} is not a regular file: give a database file path")
     try:
@@ -60,8 +89,23 @@ def _check_path(path: Path) -> None:
         raise StoreError(f"cannot read {path}: permission denied") from None
     except OSError as exc:
         raise StoreError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if header and header != SQLITE_HEADER:
-        raise StoreError(f"{path} is not a SQLite database")
+    if not header:
+        return "new"
+    if header == SQLITE_HEADER:
+        return "plain"
+    if looks_encrypted(path, header):
+        return "encrypted"
+    raise StoreError(f"{path} is not a SQLite database")
+
+
+def looks_encrypted(path: Path, header: bytes) -> bool:
+    """Whole pages (SQLCipher's are 1 KiB multiples) starting with a random salt, not zeros or
+    text: most likely an encrypted store rather than some other file given as ``--db``."""
+    size = path.stat().st_size
+    if size < 1024 or size % 1024:
+        return False
+    printable = sum(32 <= byte < 127 or byte in (9, 10, 13) for byte in header)
+    return header.count(0) < len(header) // 2 and printable < len(header)
 
 
 def _create_private(path: Path) -> None:
@@ -79,33 +123,99 @@ def _create_private(path: Path) -> None:
         raise StoreError(f"cannot create database {path}: {exc.strerror or exc}") from None
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    """An autocommit connection (we issue BEGIN ourselves) with WAL, busy timeout and FKs on."""
+def can_write(path: Path) -> bool:
+    """Whether this process can write the database as SQLite needs in WAL mode: the file, and
+    its folder (the ``-wal`` and ``-shm`` files are created beside it). A missing file counts
+    as writable: it is created, or its creation fails with its own message."""
     path = path.expanduser()
-    _check_path(path)
     if not path.exists():
+        return True
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
+def _read_only_uri(path: Path) -> str:
+    """The URI of a read-only connection (``mode=ro``).
+
+    ``immutable=1`` is added only when neither the file nor its folder can be written and no
+    ``-wal`` file exists: read-only media, a snapshot. A WAL-mode database needs its ``-shm``
+    file even to read, and in such a folder no one can create it, so SQLite must be told
+    that the file cannot change (no locks, no shared memory). Were a ``-wal`` there, it would
+    hold committed pages that an immutable open ignores, and a writable file or folder means
+    another process may still write it while we read: in both cases plain ``mode=ro`` is the
+    honest open.
+    """
+    query = "mode=ro"
+    wal = path.with_name(path.name + "-wal")
+    if not os.access(path, os.W_OK) and not os.access(path.parent, os.W_OK) and not wal.exists():
+        query += "&immutable=1"
+    return f"{path.resolve().as_uri()}?{query}"
+
+
+def connect(
+    path: Path, key: Key | None = None, *, ask_keyring: bool = True, read_only: bool = False
+) -> sqlite3.Connection:
+    """An autocommit connection (we issue BEGIN ourselves) with WAL, busy timeout and FKs on.
+
+    ``key`` (``keys.configured()``) opens an encrypted store or creates a new one encrypted;
+    an encrypted store without it takes the OS keyring's key (when ``ask_keyring``). A plain
+    store given a key is refused, never encrypted behind the user's back (``zeromem encrypt``
+    does that, on purpose).
+
+    ``read_only``: open an existing plain file ``mode=ro`` (see ``_read_only_uri``); every
+    write on it fails as SQLite's "readonly database". (An encrypted store opens as usual.)"""
+    path = path.expanduser()
+    state = store_state(path)
+    if state == "plain" and key is not None:
+        raise StoreError(
+            f"{path} is not encrypted, but a key is configured ({key.source}): "
+            "run `zeromem encrypt` to encrypt it, or unset the key"
+        )
+    if state == "encrypted" and key is None and ask_keyring:
+        from zeromem_cli.keys import from_keyring
+
+        key = from_keyring()
+    if state == "encrypted" and key is None:
+        raise StoreError(f"cannot open {path}: {ENCRYPTED_HINT}")
+    if state == "new":
+        if read_only:
+            raise StoreError(f"no database at {path}")
         _create_private(path)
+    if key is not None:
+        from zeromem_cli.storage import cipher
+
+        conn = cipher.open_encrypted(path, key, BUSY_TIMEOUT_SECONDS)
+        try:
+            retry_busy(lambda: _setup(conn))
+        except ERRORS as exc:
+            conn.close()
+            raise map_error(exc, path) from None
+        return conn
     try:
         conn = sqlite3.connect(
-            str(path),
+            _read_only_uri(path) if read_only else str(path),
             timeout=BUSY_TIMEOUT_SECONDS,
             isolation_level=None,
             check_same_thread=False,
+            uri=read_only,
         )
-    except sqlite3.Error as exc:
+    except ERRORS as exc:
         raise StoreError(f"cannot open database {path}: {exc}") from None
     conn.row_factory = sqlite3.Row
     try:
-        retry_busy(lambda: _setup(conn))
-    except sqlite3.Error as exc:
+        retry_busy(lambda: _setup(conn, read_only))
+    except ERRORS as exc:
         conn.close()
+        if not read_only and not can_write(path):  # WAL could not make its -shm file
+            raise StoreError(
+                f"cannot write {path}: the database or its folder is read-only"
+            ) from None
         raise map_error(exc, path) from None
     return conn
 
 
-def _setup(conn: sqlite3.Connection) -> None:
+def _setup(conn: sqlite3.Connection, read_only: bool = False) -> None:
     mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-    if mode != "wal":
+    if mode != "wal" and not read_only:  # a read-only file keeps the journal mode it has
         conn.execute("PRAGMA journal_mode=WAL")
     # FULL: a committed memory survives power loss too, not only a crashed process.
     conn.execute("PRAGMA synchronous=FULL")
@@ -131,7 +241,7 @@ def retry_busy(action: Callable[[], T]) -> T:
     while True:
         try:
             return action()
-        except sqlite3.OperationalError as exc:
+        except OPERATIONAL as exc:
             text = str(exc).lower()
             if ("locked" not in text and "busy" not in text) or time.monotonic() > deadline:
                 raise
@@ -139,7 +249,7 @@ def retry_busy(action: Callable[[], T]) -> T:
         delay = min(delay * 2, 0.1)
 
 
-def map_error(exc: sqlite3.Error, path: Path | str) -> StoreError:
+def map_error(exc: Exception, path: Path | str) -> StoreError:
     """Turn an sqlite3 exception into a one-line message the user can act on."""
     text = str(exc)
     lowered = text.lower()
@@ -166,7 +276,7 @@ def mapped_errors(path: Path | str) -> Iterator[None]:
     """Inside the block, an sqlite3 exception becomes the ``StoreError`` of ``map_error``."""
     try:
         yield
-    except sqlite3.Error as exc:
+    except ERRORS as exc:
         raise map_error(exc, path) from None
 
 
@@ -191,12 +301,12 @@ def transaction(conn: sqlite3.Connection, path: Path | str) -> Iterator[sqlite3.
         return
     try:
         conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.Error as exc:
+    except ERRORS as exc:
         raise map_error(exc, path) from None
     try:
         yield conn
         conn.execute("COMMIT")
-    except sqlite3.Error as exc:
+    except ERRORS as exc:
         _rollback(conn, "ROLLBACK")
         raise map_error(exc, path) from None
     except BaseException:
@@ -214,7 +324,7 @@ def _rollback(conn: sqlite3.Connection, *statements: str) -> None:
     try:
         for statement in statements:
             conn.execute(statement)
-    except sqlite3.Error:
+    except ERRORS:
         pass
 
 
@@ -224,7 +334,7 @@ def _savepoint(conn: sqlite3.Connection, path: Path | str) -> Iterator[sqlite3.C
     try:
         yield conn
         conn.execute(f"RELEASE {name}")
-    except sqlite3.Error as exc:
+    except ERRORS as exc:
         _rollback(conn, f"ROLLBACK TO {name}", f"RELEASE {name}")
         raise map_error(exc, path) from None
     except BaseException:

@@ -93,7 +93,7 @@ def optimize(conn: sqlite3.Connection) -> None:
     conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
 
 
-def _index_version(conn: sqlite3.Connection) -> int | None:
+def index_version(conn: sqlite3.Connection) -> int | None:
     row = conn.execute("SELECT value FROM store_meta WHERE key = 'index_version'").fetchone()
     return None if row is None else int(row[0])
 
@@ -103,10 +103,10 @@ def ensure_index_version(
 ) -> None:
     """Rebuild the whole index when it was built by another ``INDEX_VERSION`` of the
     segmentation (or never: a new database). ``notice`` is told first on a large store."""
-    if _index_version(conn) == INDEX_VERSION:
+    if index_version(conn) == INDEX_VERSION:
         return
     with transaction(conn, path):
-        version = _index_version(conn)
+        version = index_version(conn)
         if version == INDEX_VERSION:
             return  # another process rebuilt it while we waited for the write lock
         if notice is not None and version is not None:

@@ -3,7 +3,7 @@ writes of one memory, and its versions (``memory_history``).
 
 A change of a memory is one call here, inside the caller's transaction: the version it ends is
 copied into history, its index entry removed, the row updated and indexed again
-(``replace_version``). Every read selects through ``sql.SCOPE_SQL`` and ``sql.filter_clause``.
+(``replace_version``). Every read selects through ``sql.scope_sql`` and ``sql.filter_clause``.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 
 from zeromem_cli.errors import InvalidInputError, NotFoundError
 from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope
-from zeromem_cli.storage.sqlite import fts
-from zeromem_cli.storage.sqlite.sql import SCOPE_SQL, filter_clause, scope_params
+from zeromem_cli.storage.sqlite import db, fts
+from zeromem_cli.storage.sqlite.sql import filter_clause, scope_params, scope_sql
 from zeromem_cli.storage.uids import uid_from_db
 from zeromem_cli.times import from_iso, to_iso
 from zeromem_cli.validation import MAX_ID
@@ -39,6 +39,7 @@ def to_memory(row: Row, score: float | None = None) -> Memory:
         user=row["user"] or None,
         agent=row["agent"] or None,
         session=row["session"] or None,
+        project=row["project"] or None,
         importance=row["importance"],
         pinned=bool(row["pinned"]),
         meta=_from_json(row["meta"]),
@@ -104,7 +105,7 @@ def visible_row(
         or not 1 <= memory_id <= MAX_ID
     ):
         raise InvalidInputError(f"not a memory id: {memory_id!r}")
-    sql = f"SELECT m.* FROM memories m WHERE m.id = :id AND {SCOPE_SQL}"
+    sql = f"SELECT m.* FROM memories m WHERE m.id = :id AND {scope_sql(scope)}"
     params: dict[str, Any] = {"id": memory_id, **scope_params(scope)}
     if deleted is False:
         sql += " AND m.deleted_at IS NULL"
@@ -137,7 +138,7 @@ def newest_first(
     """The memories of ``scope`` that ``filters`` admit, newest first, at most ``limit``."""
     where, params = filter_clause(filters, now)
     sql = (
-        f"SELECT m.* FROM memories m WHERE {SCOPE_SQL} AND {where} "
+        f"SELECT m.* FROM memories m WHERE {scope_sql(scope)} AND {where} "
         "ORDER BY m.created_at DESC, m.id DESC"
     )
     if limit is not None:
@@ -153,7 +154,7 @@ def in_id_order(
     """The memories of ``scope`` (None: every scope) that ``filters`` admit, oldest id first."""
     where, params = filter_clause(filters, now)
     if scope is not None:
-        where = f"{SCOPE_SQL} AND {where}"
+        where = f"{scope_sql(scope)} AND {where}"
         params.update(scope_params(scope))
     rows = conn.execute(f"SELECT m.* FROM memories m WHERE {where} ORDER BY m.id", params)
     return [to_memory(row) for row in rows.fetchall()]
@@ -162,7 +163,7 @@ def in_id_order(
 def count(conn: sqlite3.Connection, scope: Scope, filters: Filters, now: datetime) -> int:
     where, params = filter_clause(filters, now)
     row = conn.execute(
-        f"SELECT count(*) FROM memories m WHERE {SCOPE_SQL} AND {where}",
+        f"SELECT count(*) FROM memories m WHERE {scope_sql(scope)} AND {where}",
         {**params, **scope_params(scope)},
     ).fetchone()
     return int(row[0])
@@ -181,7 +182,7 @@ def pack_candidates(
     """The pinned memories (at most ``pinned_limit``, most important first), then (unless
     ``pinned_only``) up to ``limit`` of the most important and of the most recent ones."""
     where, params = filter_clause(filters, now)
-    base = f"SELECT m.* FROM memories m WHERE {SCOPE_SQL} AND {where}"
+    base = f"SELECT m.* FROM memories m WHERE {scope_sql(scope)} AND {where}"
     params.update(limit=limit, pinned_limit=pinned_limit, **scope_params(scope))
     rows = conn.execute(
         f"{base} AND m.pinned = 1 "
@@ -225,7 +226,7 @@ def neighbours(
     found = []
     for side, bound, order in (("<", ">= :earliest", "DESC"), (">", "<= :latest", "ASC")):
         rows = conn.execute(
-            f"SELECT m.* FROM memories m WHERE {SCOPE_SQL} AND {where} "
+            f"SELECT m.* FROM memories m WHERE {scope_sql(scope)} AND {where} "
             f"AND (m.created_at, m.id) {side} (:created_at, :id) AND m.created_at {bound} "
             f"ORDER BY m.created_at {order}, m.id {order} LIMIT :span",
             params,
@@ -234,10 +235,38 @@ def neighbours(
     return found[0], found[1]
 
 
+def has_id(conn: sqlite3.Connection, scope: Scope, memory_id: int) -> bool:
+    """Whether a memory of ``scope`` (any state) has this id."""
+    row = conn.execute(
+        f"SELECT 1 FROM memories m WHERE m.id = :id AND {scope_sql(scope)}",
+        {"id": memory_id, **scope_params(scope)},
+    ).fetchone()
+    return row is not None
+
+
+def ids_by_uid_prefix(
+    conn: sqlite3.Connection, scope: Scope, hex_prefix: str, limit: int
+) -> list[int]:
+    """Ids of the memories of ``scope`` (any state) whose uid starts with ``hex_prefix``
+    (lower-case hex digits, no dashes), at most ``limit``: a range of the uid index, since a
+    stored uid is its 16 bytes. A uid kept as text (never a UUID) matches only in full."""
+    low = bytes.fromhex(hex_prefix.ljust(32, "0"))
+    high = bytes.fromhex(hex_prefix.ljust(32, "f"))
+    rows = conn.execute(
+        f"SELECT m.id FROM memories m WHERE (m.uid BETWEEN :low AND :high OR m.uid = :text) "
+        f"AND {scope_sql(scope)} ORDER BY m.id LIMIT :limit",
+        {"low": low, "high": high, "text": hex_prefix, "limit": limit, **scope_params(scope)},
+    ).fetchall()
+    return [int(r["id"]) for r in rows]
+
+
 def live_by_key(conn: sqlite3.Connection, scope: Scope, key: str) -> Row | None:
     """The live memory of ``scope`` holding ``key`` (expired or not)."""
     row: Row | None = conn.execute(
-        f"SELECT m.* FROM memories m WHERE m.key = :key AND {SCOPE_SQL} AND m.deleted_at IS NULL",
+        f"SELECT m.* FROM memories m WHERE m.key = :key AND {scope_sql(scope)} "
+        # Several sessions of one owner may hold the key (written isolated, or before the
+        # scope model of schema 8): the newest is the one a reader sees.
+        "AND m.deleted_at IS NULL ORDER BY m.updated_at DESC, m.id DESC LIMIT 1",
         {"key": key, **scope_params(scope)},
     ).fetchone()
     return row
@@ -249,7 +278,7 @@ def live_by_hash(
     """The id of the oldest live, unexpired memory of ``scope`` with this content hash."""
     row = conn.execute(
         f"SELECT m.id FROM memories m WHERE m.content_hash = :hash AND "
-        f"{SCOPE_SQL} AND m.deleted_at IS NULL AND "
+        f"{scope_sql(scope)} AND m.deleted_at IS NULL AND "
         "(m.expires_at IS NULL OR m.expires_at > :now) ORDER BY m.id LIMIT 1",
         {"hash": content_hash, "now": to_iso(now), **scope_params(scope)},
     ).fetchone()
@@ -311,9 +340,9 @@ def insert(conn: sqlite3.Connection, values: dict[str, Any]) -> int:
     """Insert a new memory (every column but id and the access counters) and index it; its id."""
     cursor = conn.execute(
         "INSERT INTO memories (uid, content, content_hash, category, tags, key, user, "
-        "agent, session, importance, pinned, meta, created_at, updated_at, expires_at) "
+        "agent, session, project, importance, pinned, meta, created_at, updated_at, expires_at) "
         "VALUES (:uid, :content, :content_hash, :category, :tags, :key, :user, :agent, "
-        ":session, :importance, :pinned, :meta, :created_at, :updated_at, :expires_at)",
+        ":session, :project, :importance, :pinned, :meta, :created_at, :updated_at, :expires_at)",
         values,
     )
     memory_id = int(cursor.lastrowid or 0)
@@ -371,7 +400,7 @@ def replace_version(
             "updated_at = :updated_at WHERE id = :id",
             merged,
         )
-    except sqlite3.IntegrityError:
+    except db.INTEGRITY:
         raise InvalidInputError(
             f"key {merged['key']!r} is already used by another memory in this scope"
         ) from None
@@ -398,7 +427,7 @@ def undelete(conn: sqlite3.Connection, row: Row, now: datetime) -> None:
             "WHERE id = ?",
             (to_iso(now), row["id"]),
         )
-    except sqlite3.IntegrityError:
+    except db.INTEGRITY:
         raise InvalidInputError(
             f"cannot restore #{row['id']}: another live memory now has key {row['key']!r}"
         ) from None

@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Callable
 
 from zeromem_cli.errors import SchemaError
+from zeromem_cli.storage.sqlite import db
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -187,6 +188,30 @@ def m007_uid_blob(conn: sqlite3.Connection) -> None:
         conn.executemany("UPDATE memories SET uid = ? WHERE id = ?", updates)
 
 
+def m008_project_scope(conn: sqlite3.Connection) -> None:
+    """The project scope, and indexes for reading a whole owner (user and project) across its
+    agents and sessions. Every existing memory keeps its user, agent and session and gets no
+    project (''), so none changes owner; the key index now includes the project."""
+    run_script(
+        conn,
+        """
+        ALTER TABLE memories ADD COLUMN project TEXT NOT NULL DEFAULT '';
+        DROP INDEX IF EXISTS idx_memories_scope_created;
+        DROP INDEX IF EXISTS idx_memories_scope_hash;
+        DROP INDEX IF EXISTS idx_memories_live_key;
+        DROP INDEX IF EXISTS idx_memories_pinned_rank;
+        CREATE INDEX idx_memories_owner_created ON memories(user, project, created_at);
+        CREATE INDEX idx_memories_scope_created
+            ON memories(user, project, agent, session, created_at);
+        CREATE INDEX idx_memories_owner_hash ON memories(user, project, content_hash);
+        CREATE UNIQUE INDEX idx_memories_live_key ON memories(user, project, agent, session, key)
+            WHERE key IS NOT NULL AND deleted_at IS NULL;
+        CREATE INDEX idx_memories_pinned_rank
+            ON memories(user, project, importance, updated_at) WHERE pinned = 1;
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_deleted_reason,
@@ -195,6 +220,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m005_live_expiry_index,
     m006_pinned_rank_index,
     m007_uid_blob,
+    m008_project_scope,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 
@@ -208,6 +234,20 @@ def check_not_newer(version: int) -> None:
         raise SchemaError(
             f"database schema version {version} is newer than this zeromem understands "
             f"({LATEST_VERSION}); upgrade zeromem"
+        )
+
+
+def check_current(conn: sqlite3.Connection, path: object) -> None:
+    """A read-only open: the schema and the search index must already be this version's,
+    since neither can be upgraded without writing."""
+    from zeromem_cli.storage.sqlite.fts import INDEX_VERSION, index_version
+
+    version = schema_version(conn)
+    check_not_newer(version)
+    if version < LATEST_VERSION or index_version(conn) != INDEX_VERSION:
+        raise SchemaError(
+            f"{path} is read-only and was written by an older zeromem: open it once where it "
+            "can be written, to upgrade it"
         )
 
 
@@ -239,7 +279,7 @@ def migrate(conn: sqlite3.Connection, notice: Callable[[str], None] | None = Non
         for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
             try:
                 step(conn)
-            except sqlite3.Error as exc:
+            except db.ERRORS as exc:
                 raise SchemaError(
                     f"schema migration {number} ({step.__name__}) failed: {exc}; "
                     "the database was left unchanged"

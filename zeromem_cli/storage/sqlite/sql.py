@@ -1,4 +1,4 @@
-"""The WHERE clauses every read shares: a store's scope and a ``Filters`` value, over the
+"""The WHERE clauses every read shares: what a store's scope reads and a ``Filters`` value, over the
 ``memories m`` alias, with named parameters only (``s_*`` for the scope, ``f_*`` for filters)."""
 
 from __future__ import annotations
@@ -9,19 +9,35 @@ from typing import Any
 from zeromem_cli.models import Filters, Scope
 from zeromem_cli.times import to_iso
 
-SCOPE_SQL = "m.user = :s_user AND m.agent = :s_agent AND m.session = :s_session"
+# A store reads its owner's memories (user and project), from every origin (agent, session);
+# an isolated store (``Scope.isolate``) reads exactly its own scope. Both are plain equality on
+# the scope indexes.
+OWNER_SQL = "m.user = :s_user AND m.project = :s_project"
+EXACT_SQL = f"{OWNER_SQL} AND m.agent = :s_agent AND m.session = :s_session"
+# A project's pack with the user's own memories (``Scope.with_user``): one read, not two.
+WITH_USER_SQL = "m.user = :s_user AND m.project IN (:s_project, '')"
 
 
 def scope_params(scope: Scope) -> dict[str, str]:
-    user, agent, session = scope.as_columns()
-    return {"s_user": user, "s_agent": agent, "s_session": session}
+    user, agent, session, project = scope.as_columns()
+    params = {"s_user": user, "s_project": project}
+    if scope.isolate:
+        params.update(s_agent=agent, s_session=session)
+    return params
+
+
+def scope_sql(scope: Scope) -> str:
+    """The clause (over ``memories m``) selecting what ``scope`` reads: ``scope_params``'s."""
+    if scope.isolate:
+        return EXACT_SQL
+    return WITH_USER_SQL if scope.with_user else OWNER_SQL
 
 
 def scope_clause(scope: Scope | None) -> tuple[str, dict[str, Any]]:
-    """The clause selecting exactly ``scope`` (None: every scope), and its parameters."""
+    """The clause selecting what ``scope`` reads (None: every scope), and its parameters."""
     if scope is None:
         return "1", {}
-    return SCOPE_SQL, scope_params(scope)
+    return scope_sql(scope), scope_params(scope)
 
 
 def filter_clause(filters: Filters, now: datetime) -> tuple[str, dict[str, Any]]:
