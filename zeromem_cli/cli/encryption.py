@@ -15,14 +15,13 @@ def _database(where: StoreOptions) -> Path:
     from zeromem_cli.errors import InvalidInputError
     from zeromem_cli.paths import default_db_path, is_database_url
 
-    if where.db is None:
-        return default_db_path()
-    if is_database_url(where.db):
+    given = where.db if where.db is not None else default_db_path()
+    if is_database_url(given):
         raise InvalidInputError(
             "encryption at rest is for SQLite files: a PostgreSQL store is not encrypted by "
             "zeromem (use the server's encryption)"
         )
-    return Path(where.db).expanduser()
+    return Path(given).expanduser()
 
 
 @app.command()

@@ -176,15 +176,17 @@ def live_by_category(conn: Any, scope: Scope | None, now: datetime) -> dict[str,
     return {r[0]: r[1] for r in rows}
 
 
-def live_by_scope(conn: Any, scope: Scope | None, now: datetime) -> list[tuple[str, str, str, int]]:
+def live_by_scope(
+    conn: Any, scope: Scope | None, now: datetime
+) -> list[tuple[str, str, str, str, int]]:
     where, params = scope_clause(scope)
     rows = conn.execute(
-        f'SELECT m."user", m.agent, m.session, count(*) AS n FROM memories m '
-        f'WHERE {where} AND {_LIVE} GROUP BY m."user", m.agent, m.session '
-        'ORDER BY count(*) DESC, m."user", m.agent, m.session',
+        f'SELECT m."user", m.agent, m.session, m.project, count(*) AS n FROM memories m '
+        f'WHERE {where} AND {_LIVE} GROUP BY m."user", m.agent, m.session, m.project '
+        'ORDER BY count(*) DESC, m."user", m.agent, m.session, m.project',
         {**params, "now": to_iso(now)},
     ).fetchall()
-    return [(r[0], r[1], r[2], r[3]) for r in rows]
+    return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
 
 def live_contents(conn: Any, scope: Scope | None, now: datetime) -> Iterator[str]:
@@ -209,7 +211,7 @@ def server_bytes(conn: Any) -> int | None:
 
 def existing(conn: Any) -> Iterator[Any]:
     yield from conn.execute(
-        'SELECT id, uid, "user", agent, session, key, deleted_at FROM memories'
+        'SELECT id, uid, "user", agent, session, project, key, deleted_at FROM memories'
     ).fetchall()
 
 

@@ -25,7 +25,7 @@ from typing import Any
 from zeromem_cli.models import Filters, Scope
 from zeromem_cli.storage.postgres import index
 from zeromem_cli.storage.postgres.index import WEIGHT_OF_LABEL
-from zeromem_cli.storage.postgres.sql import M_COLUMNS, SCOPE_SQL, filter_clause, scope_params
+from zeromem_cli.storage.postgres.sql import M_COLUMNS, filter_clause, scope_params, scope_sql
 from zeromem_cli.storage.sqlite.candidates import BM25_WEIGHTS, check_expression
 from zeromem_cli.text.query import Term
 
@@ -193,6 +193,7 @@ def ranked(
         return []
     idfs, avglen, hits = _idfs(conn, parsed.phrases)
     where, params = filter_clause(filters, now)
+    owner = scope_sql(scope)
     params.update(scope_params(scope), tsq=parsed.tsquery, window=max(WINDOW, 2 * candidates))
     terms = [
         (p.tokens[0] if len(p.tokens) > 1 or not p.prefix else p.tokens[-1],
@@ -204,10 +205,10 @@ def ranked(
         rare = [p.tsquery() for p, n in zip(parsed.phrases, hits, strict=True) if n <= LARGE]
         params["rare"] = " | ".join(rare) if rare else None
         clause = " OR m.fts @@ %(rare)s::tsquery" if rare else ""
-        window = _WINDOW_SQL.format(scope=SCOPE_SQL, where=where, rare=clause)
-        scored = _scored(conn, where, window, params, terms, avglen)
+        window = _WINDOW_SQL.format(scope=owner, where=where, rare=clause)
+        scored = _scored(conn, owner, where, window, params, terms, avglen)
     if len(scored) < candidates:  # a small match set, or a window too small: rank every match
-        scored = _scored(conn, where, "", params, terms, avglen)
+        scored = _scored(conn, owner, where, "", params, terms, avglen)
     best = sorted(scored)[: min(candidates, len(scored))]
     rows = {
         row["id"]: row
@@ -220,15 +221,16 @@ def ranked(
 
 def _scored(
     conn: Any,
+    owner: str,
     where: str,
     window: str,
     params: dict[str, Any],
     terms: Sequence[tuple[str, bool, float]],
     avglen: float,
 ) -> list[tuple[float, int]]:
-    """(bm25, -id) of every match in the scope, filters and window: sorted, best first and
-    newest first among equals, as FTS5 orders them."""
-    sql = _VECTORS_SQL.format(scope=SCOPE_SQL, where=where, window=window)
+    """(bm25, -id) of every match in the scope (``owner``: its clause), filters and window:
+    sorted, best first and newest first among equals, as FTS5 orders them."""
+    sql = _VECTORS_SQL.format(scope=owner, where=where, window=window)
     return [
         (_bm25(row["vector"], row["fts_len"], terms, avglen or 1.0), -row["id"])
         for row in conn.execute(sql, params)

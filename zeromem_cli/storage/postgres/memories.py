@@ -15,7 +15,7 @@ from zeromem_cli.errors import InvalidInputError, NotFoundError
 from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope
 from zeromem_cli.storage.memories import KeyTaken
 from zeromem_cli.storage.postgres import index
-from zeromem_cli.storage.postgres.sql import M_COLUMNS, SCOPE_SQL, filter_clause, scope_params
+from zeromem_cli.storage.postgres.sql import M_COLUMNS, filter_clause, scope_params, scope_sql
 from zeromem_cli.storage.sqlite.memories import history_record, to_memory
 from zeromem_cli.times import from_iso, to_iso
 from zeromem_cli.validation import MAX_ID
@@ -42,7 +42,7 @@ def visible_row(
         or not 1 <= memory_id <= MAX_ID
     ):
         raise InvalidInputError(f"not a memory id: {memory_id!r}")
-    sql = f"SELECT {M_COLUMNS} FROM memories m WHERE m.id = %(id)s AND {SCOPE_SQL}"
+    sql = f"SELECT {M_COLUMNS} FROM memories m WHERE m.id = %(id)s AND {scope_sql(scope)}"
     params: dict[str, Any] = {"id": memory_id, **scope_params(scope)}
     if deleted is False:
         sql += " AND m.deleted_at IS NULL"
@@ -73,7 +73,7 @@ def newest_first(
 ) -> list[Memory]:
     where, params = filter_clause(filters, now)
     sql = (
-        f"SELECT {M_COLUMNS} FROM memories m WHERE {SCOPE_SQL} AND {where} "
+        f"SELECT {M_COLUMNS} FROM memories m WHERE {scope_sql(scope)} AND {where} "
         "ORDER BY m.created_at DESC, m.id DESC"
     )
     if limit is not None:
@@ -86,7 +86,7 @@ def newest_first(
 def in_id_order(conn: Any, scope: Scope | None, filters: Filters, now: datetime) -> list[Memory]:
     where, params = filter_clause(filters, now)
     if scope is not None:
-        where = f"{SCOPE_SQL} AND {where}"
+        where = f"{scope_sql(scope)} AND {where}"
         params.update(scope_params(scope))
     rows = conn.execute(f"SELECT {M_COLUMNS} FROM memories m WHERE {where} ORDER BY m.id", params)
     return [to_memory(row) for row in rows.fetchall()]
@@ -95,7 +95,7 @@ def in_id_order(conn: Any, scope: Scope | None, filters: Filters, now: datetime)
 def count(conn: Any, scope: Scope, filters: Filters, now: datetime) -> int:
     where, params = filter_clause(filters, now)
     row = conn.execute(
-        f"SELECT count(*) FROM memories m WHERE {SCOPE_SQL} AND {where}",
+        f"SELECT count(*) FROM memories m WHERE {scope_sql(scope)} AND {where}",
         {**params, **scope_params(scope)},
     ).fetchone()
     return int(row[0])
@@ -112,7 +112,7 @@ def pack_candidates(
     pinned_only: bool,
 ) -> list[Memory]:
     where, params = filter_clause(filters, now)
-    base = f"SELECT {M_COLUMNS} FROM memories m WHERE {SCOPE_SQL} AND {where}"
+    base = f"SELECT {M_COLUMNS} FROM memories m WHERE {scope_sql(scope)} AND {where}"
     params.update(limit=limit, pinned_limit=pinned_limit, **scope_params(scope))
     rows = conn.execute(
         f"{base} AND m.pinned = 1 "
@@ -157,7 +157,7 @@ def neighbours(
         (">", "<= %(latest)s", "ASC"),
     ):
         rows = conn.execute(
-            f"SELECT {M_COLUMNS} FROM memories m WHERE {SCOPE_SQL} AND {where} "
+            f"SELECT {M_COLUMNS} FROM memories m WHERE {scope_sql(scope)} AND {where} "
             f"AND (m.created_at, m.id) {side} (%(created_at)s, %(id)s) "
             f"AND m.created_at {bound} "
             f"ORDER BY m.created_at {order}, m.id {order} LIMIT %(span)s",
@@ -167,10 +167,39 @@ def neighbours(
     return found[0], found[1]
 
 
+def has_id(conn: Any, scope: Scope, memory_id: int) -> bool:
+    row = conn.execute(
+        f"SELECT 1 FROM memories m WHERE m.id = %(id)s AND {scope_sql(scope)}",
+        {"id": memory_id, **scope_params(scope)},
+    ).fetchone()
+    return row is not None
+
+
+def ids_by_uid_prefix(conn: Any, scope: Scope, hex_prefix: str, limit: int) -> list[int]:
+    """As SQLite's: a range of the uid index (bytea compares bytewise), or a text uid given in
+    full."""
+    low = bytes.fromhex(hex_prefix.ljust(32, "0"))
+    high = bytes.fromhex(hex_prefix.ljust(32, "f"))
+    rows = conn.execute(
+        "SELECT m.id FROM memories m WHERE (m.uid BETWEEN %(low)s AND %(high)s "
+        f"OR m.uid = %(text)s) AND {scope_sql(scope)} ORDER BY m.id LIMIT %(limit)s",
+        {
+            "low": low,
+            "high": high,
+            "text": hex_prefix.encode(),
+            "limit": limit,
+            **scope_params(scope),
+        },
+    ).fetchall()
+    return [int(r["id"]) for r in rows]
+
+
 def live_by_key(conn: Any, scope: Scope, key: str) -> Row | None:
     return conn.execute(
-        f"SELECT {M_COLUMNS} FROM memories m WHERE m.key = %(key)s AND {SCOPE_SQL} "
-        "AND m.deleted_at IS NULL",
+        f"SELECT {M_COLUMNS} FROM memories m WHERE m.key = %(key)s AND {scope_sql(scope)} "
+        # Several sessions of one owner may hold the key (written isolated): the newest is
+        # the one a reader sees.
+        "AND m.deleted_at IS NULL ORDER BY m.updated_at DESC, m.id DESC LIMIT 1",
         {"key": key, **scope_params(scope)},
     ).fetchone()
 
@@ -178,7 +207,7 @@ def live_by_key(conn: Any, scope: Scope, key: str) -> Row | None:
 def live_by_hash(conn: Any, scope: Scope, content_hash: int, now: datetime) -> int | None:
     row = conn.execute(
         f"SELECT m.id FROM memories m WHERE m.content_hash = %(hash)s AND "
-        f"{SCOPE_SQL} AND m.deleted_at IS NULL AND "
+        f"{scope_sql(scope)} AND m.deleted_at IS NULL AND "
         "(m.expires_at IS NULL OR m.expires_at > %(now)s) ORDER BY m.id LIMIT 1",
         {"hash": content_hash, "now": to_iso(now), **scope_params(scope)},
     ).fetchone()
@@ -235,11 +264,12 @@ def insert(conn: Any, values: dict[str, Any]) -> int:
     vector, length = index.vectors([values])[0]
     row = conn.execute(
         'INSERT INTO memories (uid, content, content_hash, category, tags, key, "user", '
-        "agent, session, importance, pinned, meta, created_at, updated_at, expires_at, "
-        "fts, fts_len) VALUES (%(uid)s, %(content)s, %(content_hash)s, %(category)s, "
-        "%(tags)s, %(key)s, %(user)s, %(agent)s, %(session)s, %(importance)s, %(pinned)s, "
-        "%(meta)s, %(created_at)s, %(updated_at)s, %(expires_at)s, %(fts)s::tsvector, "
-        '%(fts_len)s) ON CONFLICT ("user", agent, session, key) '
+        "agent, session, project, importance, pinned, meta, created_at, updated_at, "
+        "expires_at, fts, fts_len) VALUES (%(uid)s, %(content)s, %(content_hash)s, "
+        "%(category)s, %(tags)s, %(key)s, %(user)s, %(agent)s, %(session)s, %(project)s, "
+        "%(importance)s, %(pinned)s, %(meta)s, %(created_at)s, %(updated_at)s, "
+        "%(expires_at)s, %(fts)s::tsvector, %(fts_len)s) "
+        'ON CONFLICT ("user", project, agent, session, key) '
         "WHERE key IS NOT NULL AND deleted_at IS NULL DO NOTHING RETURNING id",
         {**values, "fts": vector, "fts_len": length},
     ).fetchone()

@@ -190,7 +190,35 @@ def m003_index_totals(conn: Any) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: list[Callable[[Any], None]] = [m001_initial, m002_row_security, m003_index_totals]
+def m004_project_scope(conn: Any) -> None:
+    """The project scope (SQLite's migration 8): a ``project`` column, every existing memory
+    keeping its user, agent and session with no project (''), so none changes owner; indexes
+    for reading a whole owner (user and project) across its agents and sessions, and the key
+    index with the project. Row-level security stays keyed by ``user`` (the role)."""
+    for statement in (
+        "ALTER TABLE memories ADD COLUMN project text COLLATE \"C\" NOT NULL DEFAULT ''",
+        "DROP INDEX IF EXISTS memories_scope_created",
+        "DROP INDEX IF EXISTS memories_scope_hash",
+        "DROP INDEX IF EXISTS memories_live_key",
+        "DROP INDEX IF EXISTS memories_pinned_rank",
+        'CREATE INDEX memories_owner_created ON memories ("user", project, created_at)',
+        'CREATE INDEX memories_scope_created ON memories ("user", project, agent, session, '
+        "created_at)",
+        'CREATE INDEX memories_owner_hash ON memories ("user", project, content_hash)',
+        'CREATE UNIQUE INDEX memories_live_key ON memories ("user", project, agent, session, '
+        "key) WHERE key IS NOT NULL AND deleted_at IS NULL",
+        'CREATE INDEX memories_pinned_rank ON memories ("user", project, importance, '
+        "updated_at) WHERE pinned = 1",
+    ):
+        conn.execute(statement)
+
+
+MIGRATIONS: list[Callable[[Any], None]] = [
+    m001_initial,
+    m002_row_security,
+    m003_index_totals,
+    m004_project_scope,
+]
 LATEST_VERSION = len(MIGRATIONS)
 
 
