@@ -14,7 +14,9 @@ from zeromem_cli.errors import StoreError
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (zeromem[postgres])")
 
-from zeromem_cli.storage.postgres import db, memories, migrations  # noqa: E402
+from zeromem_cli.storage.postgres import db, index, migrations  # noqa: E402
+
+REPORT = "the weekly report goes out on Fridays"
 
 
 @pytest.mark.parametrize("version", range(1, migrations.LATEST_VERSION))
@@ -22,16 +24,13 @@ def test_every_earlier_version_migrates_and_keeps_its_memories(pg_url: str, vers
     conn = db.connect(pg_url)
     migrations.migrate(conn, upto=version)
     assert migrations.schema_version(conn) == version
-    with conn.transaction():
-        memories.insert(
-            conn,
-            {
-                "uid": bytes(range(16)), "content": "the weekly report goes out on Fridays",
-                "content_hash": 1, "category": "general", "tags": '["work"]', "key": None,
-                "user": "", "agent": "", "session": "", "importance": 5, "pinned": 0,
-                "meta": "{}", "created_at": "2025-01-01T00:00:00Z",
-                "updated_at": "2025-01-01T00:00:00Z", "expires_at": None,
-            },
+    with conn.transaction():  # raw SQL: today's insert writes columns an old schema lacks
+        conn.execute(
+            "INSERT INTO memories (uid, content, content_hash, tags, created_at, updated_at, "
+            "fts, fts_len) VALUES (%s, %s, 1, '[\"work\"]', %s, %s, %s::tsvector, %s)",
+            (bytes(range(16)), REPORT, "2025-01-01T00:00:00Z", "2025-01-01T00:00:00Z",
+             *index.vectors([{"content": REPORT, "tags": '["work"]', "category": "general",
+                              "key": None}])[0]),
         )  # fmt: skip
     conn.close()
     with MemoryStore(pg_url) as store:
@@ -44,6 +43,33 @@ def test_every_earlier_version_migrates_and_keeps_its_memories(pg_url: str, vers
             "SELECT (SELECT sum(rows) FROM fts_totals) AS n, (SELECT count(*) FROM memories) AS c"
         ).fetchone()
         assert totals["n"] == totals["c"] == 2
+
+
+def test_migration_4_gives_existing_memories_no_project_and_keeps_their_owner(
+    pg_url: str,
+) -> None:
+    conn = db.connect(pg_url)
+    migrations.migrate(conn, upto=3)
+    content = "alice keeps the on-call rota in the team calendar"
+    fields = {"content": content, "tags": "[]", "category": "general", "key": "rota"}
+    with conn.transaction():
+        conn.execute(
+            'INSERT INTO memories (uid, content, content_hash, key, "user", session, created_at, '
+            "updated_at, fts, fts_len) VALUES (%s, %s, 1, 'rota', 'alice', 'old', %s, %s, "
+            "%s::tsvector, %s)",
+            (bytes(range(16)), content, "2025-01-01T00:00:00Z", "2025-01-01T00:00:00Z",
+             *index.vectors([fields])[0]),
+        )  # fmt: skip
+    conn.close()
+    with MemoryStore(pg_url, user="alice", session="new") as alice:
+        [found] = alice.search("on-call rota")
+        assert (found.user, found.session, found.project) == ("alice", "old", None)
+        # the owner's key: a later session's write of it updates the old memory
+        assert alice.add("rota in the project wiki", key="rota").id == found.id
+    with MemoryStore(pg_url, user="alice", project="atlas") as in_project:
+        assert in_project.search("on-call rota") == []
+        other = in_project.add("atlas rota is in the runbook", key="rota")  # another owner
+        assert other.id != found.id and other.project == "atlas"
 
 
 def test_a_new_store_opened_by_many_at_once_migrates_once(pg_url: str) -> None:

@@ -114,6 +114,8 @@ def map_error(exc: BaseException, where: str) -> StoreError | InvalidInputError:
     text = _first_line(exc)
     if state == "42501" or "permission denied" in text or "row-level security" in text:
         return StoreError(f"permission denied on {where}: {text}")
+    if state == "25006":  # a store opened read_only=True: its session is read-only
+        return StoreError(f"cannot write {where}: the store was opened read-only")
     if state in ("40P01", "40001"):
         return StoreError(f"concurrent writes conflicted on {where} ({text}); try again")
     if state == "55P03":
