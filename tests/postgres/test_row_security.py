@@ -106,6 +106,32 @@ def test_raw_sql_as_alice_cannot_read_change_or_delete_bobs_rows(team: Team) -> 
         assert bob_sql.execute("SELECT count(*) FROM memory_history").fetchone()[0] == 1
 
 
+def test_projects_and_sessions_under_row_security(team: Team) -> None:
+    """The scope model on a team store: a member's later session recalls its earlier one in
+    the same project, never another project's; another member sees none of it, through
+    zeromem or raw SQL (the policies key on the role, the scope clause on user and project)."""
+    r = _roles(team)
+    with MemoryStore(team.url(r["alice"]), project="atlas", session="monday") as monday:
+        plan = monday.add("atlas ships the billing migration on the 14th")
+    with MemoryStore(team.url(r["alice"]), project="zephyr") as zephyr:
+        zephyr.add("zephyr is paused until spring")
+    with MemoryStore(team.url(r["alice"]), project="atlas", session="tuesday") as tuesday:
+        assert [m.id for m in tuesday.search("when does billing ship")] == [plan.id]
+        assert tuesday.search("zephyr paused") == []
+        assert tuesday.resolve(plan.uid[:8]) == plan.id
+    with MemoryStore(team.url(r["alice"]), project="atlas", session="x", isolate=True) as alone:
+        assert alone.search("billing migration") == []
+    with MemoryStore(team.url(r["bob"]), project="atlas") as bob:
+        assert bob.search("billing migration") == []
+    with MemoryStore(team.url(r["bob"]), user=r["alice"], project="atlas") as bob_as_alice:
+        assert bob_as_alice.search("billing migration") == []  # the role decides, not --user
+    with team.raw(r["bob"]) as bob_sql:
+        assert bob_sql.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
+    with team.raw(r["alice"]) as alice_sql:
+        rows = alice_sql.execute('SELECT "user", project FROM memories ORDER BY id').fetchall()
+        assert rows == [(r["alice"], "atlas"), (r["alice"], "zephyr")]
+
+
 def test_a_team_scope_is_readable_by_its_members_only(team: Team) -> None:
     r = _roles(team)
     with MemoryStore(team.url(r["owner"]), user=r["backend"]) as owner:
@@ -121,9 +147,12 @@ def test_a_team_scope_is_readable_by_its_members_only(team: Team) -> None:
     with MemoryStore(team.url(r["bob"]), user=r["backend"]) as bob:
         assert bob.search("backend deploys") == []
     with MemoryStore(team.url(r["bob"])) as bob_own:
-        shared = bob_own.scoped(user=None)  # the store-wide scope (pack --inherit reads it)
+        shared = bob_own.scoped(user=None)  # the store-wide scope, named explicitly
         assert [m.id for m in shared.search("office closes")] == [everyone.id]
-        assert [m.id for m in bob_own.pack("office", inherit=True).memories] == [everyone.id]
+        assert [m.id for m in shared.pack("office").memories] == [everyone.id]
+        # the scope model: inherit adds the user's own project-less memories, never another
+        # user's (the unscoped ones included), on a team store as on a file
+        assert bob_own.pack("office", inherit=True).memories == []
 
 
 def test_a_member_naming_another_user_gets_one_line_not_their_rows(team: Team, cli: Run) -> None:
