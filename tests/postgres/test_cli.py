@@ -155,3 +155,18 @@ def test_the_library_reads_a_url_from_zeromem_db(
         store.add("opened from the environment")
         assert store.location == pg_url
     assert "opened from the environment" in MemoryStore(pg_url).list()[0].content
+
+
+def test_encryption_at_rest_is_refused_for_a_server_store_in_one_line(
+    cli: Run, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for command in (("encrypt",), ("decrypt",), ("rekey", "--new-key-file", "k")):
+        result = cli(*command, "--db", pg_url, db=False)
+        assert result.exit_code != 0 and "Traceback" not in result.stderr
+        assert "SQLite files" in result.stderr and len(result.stderr.splitlines()) == 1
+    monkeypatch.setenv("ZEROMEM_KEY", "correct horse battery staple 42")
+    result = cli("add", "never written unencrypted by mistake", "--db", pg_url, db=False)
+    assert result.exit_code == 1 and len(result.stderr.splitlines()) == 1
+    assert "a key is configured" in result.stderr and "horse" not in result.stderr
+    monkeypatch.delenv("ZEROMEM_KEY")
+    assert cli("list", "--db", pg_url, db=False).stdout == ""
