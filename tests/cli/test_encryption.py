@@ -167,7 +167,8 @@ def test_a_key_file_without_read_permission_is_one_line(db_path: Path, tmp_path:
     ("location", "says"),
     [
         ("/dev/null", "not a regular file"),
-        ("postgresql://user@/db", "PostgreSQL databases are not supported"),
+        # a server store: refused before connecting (encryption at rest is a file's)
+        ("postgresql://user@/db", "encryption at rest is for SQLite files"),
         ("file:///tmp/x.db", "file:// is not a database"),
     ],
 )

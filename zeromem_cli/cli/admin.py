@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from zeromem_cli.cli import app, render_info
-from zeromem_cli.cli.options import JsonOption
+from zeromem_cli.cli.options import JsonResultOption
 
 admin_app = typer.Typer(
     name="admin",
@@ -36,7 +36,7 @@ def init_postgres(
             show_default=False,
         ),
     ] = None,
-    as_json: JsonOption = False,
+    as_json: JsonResultOption = False,
 ) -> None:
     """Create or upgrade the zeromem schema in a PostgreSQL database; print what was done."""
     from zeromem_cli.errors import InvalidInputError

@@ -12,12 +12,12 @@ from zeromem_cli.cli.options import StoreOptions, store_options
 
 def _database(where: StoreOptions) -> Path:
     """The store file; a PostgreSQL URL is refused (encryption at rest is a SQLite file's)."""
-    from zeromem_cli.errors import InvalidInputError
+    from zeromem_cli.errors import StoreError
     from zeromem_cli.paths import default_db_path, is_database_url
 
     given = where.db if where.db is not None else default_db_path()
     if is_database_url(given):
-        raise InvalidInputError(
+        raise StoreError(
             "encryption at rest is for SQLite files: a PostgreSQL store is not encrypted by "
             "zeromem (use the server's encryption)"
         )
