@@ -89,6 +89,9 @@ def _idfs(conn: Any, phrases: Sequence[index.Phrase]) -> tuple[list[float], floa
         ).fetchone()
         for n in counted:
             hits[n] = max(int(row[f"hits{n}"]), estimates[n])
+    # The totals and the counts are read in separate statements (autocommit): rows committed
+    # in between can make a count exceed the total, and log() of a negative is an error.
+    total = max(total, *hits) if hits else total
     idfs = []
     for n in range(len(phrases)):
         idf = math.log((total - hits[n] + 0.5) / (hits[n] + 0.5)) if total else 0.0
