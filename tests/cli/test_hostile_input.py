@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sqlite3
 import stat
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -19,9 +23,14 @@ from zeromem_cli.cli import app
 from zeromem_cli.storage.sqlite import migrations as migrations_module
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
-needs_non_root = pytest.mark.skipif(
-    IS_ROOT or os.name != "posix", reason="root reads and writes regardless of permissions"
-)
+needs_posix = pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX")
+# Root reads and writes regardless of file modes through two capabilities; a process started
+# without them (util-linux ``setpriv``) meets the modes as any user does.
+WITHOUT_OVERRIDE = [
+    "setpriv",
+    "--inh-caps=-dac_override,-dac_read_search",
+    "--bounding-set=-dac_override,-dac_read_search",
+]
 
 # Commands that open the database, each with the arguments it needs.
 OPENING_COMMANDS = [
@@ -40,11 +49,32 @@ def run_on(target: Path, *args: str, input: str | bytes | None = None) -> Result
     return CliRunner().invoke(app, [*args, "--db", str(target)], input=input)
 
 
+class Outcome(NamedTuple):
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+def run_bound_by_modes(target: Path, *args: str) -> Result | Outcome:
+    """``run_on`` for a check of file modes: as root, a ``zeromem`` process without the
+    capabilities that let root ignore them (so the check runs in CI, which runs as root)."""
+    if not IS_ROOT:
+        return run_on(target, *args)
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without util-linux setpriv to drop CAP_DAC_OVERRIDE")
+    done = subprocess.run(
+        [*WITHOUT_OVERRIDE, sys.executable, "-m", "zeromem_cli", *args, "--db", str(target)],
+        capture_output=True,
+        text=True,
+    )
+    return Outcome(done.returncode, done.stdout, done.stderr)
+
+
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def assert_one_line_error(result: Result, code: int, *fragments: str) -> None:
+def assert_one_line_error(result: Result | Outcome, code: int, *fragments: str) -> None:
     assert result.exit_code == code, (result.stdout, result.stderr)
     assert result.stdout == ""
     lines = result.stderr.splitlines()
@@ -92,20 +122,20 @@ def test_a_directory_is_refused(tmp_path: Path, args: list[str]) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-@needs_non_root
+@needs_posix
 def test_an_unreadable_file_is_refused_untouched(tmp_path: Path) -> None:
     target = tmp_path / "m.db"
     with MemoryStore(target) as store:
         store.add("secret life")
     target.chmod(0)
     try:
-        assert_one_line_error(run_on(target, "list"), 1, "permission denied")
+        assert_one_line_error(run_bound_by_modes(target, "list"), 1, "permission denied")
     finally:
         target.chmod(0o600)
     assert [m.content for m in MemoryStore(target).list()] == ["secret life"]
 
 
-@needs_non_root
+@needs_posix
 @pytest.mark.parametrize("what", ["folder", "file"])
 def test_a_read_only_location_is_refused_untouched(tmp_path: Path, what: str) -> None:
     folder = tmp_path / "ro"
@@ -116,19 +146,19 @@ def test_a_read_only_location_is_refused_untouched(tmp_path: Path, what: str) ->
     before = digest(target)
     (target if what == "file" else folder).chmod(0o500 if what == "folder" else 0o400)
     try:
-        assert_one_line_error(run_on(target, "add", "more"), 1)
+        assert_one_line_error(run_bound_by_modes(target, "add", "more"), 1)
         assert digest(target) == before
     finally:
         folder.chmod(0o700)
         target.chmod(0o600)
 
 
-@needs_non_root
+@needs_posix
 def test_a_new_database_in_a_read_only_folder_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "ro"
     folder.mkdir(mode=0o500)
     try:
-        assert_one_line_error(run_on(folder / "m.db", "add", "x"), 1, "cannot create")
+        assert_one_line_error(run_bound_by_modes(folder / "m.db", "add", "x"), 1, "cannot create")
         assert list(folder.iterdir()) == []
     finally:
         folder.chmod(0o700)
