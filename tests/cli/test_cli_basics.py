@@ -43,7 +43,9 @@ def test_add_json_has_every_field_with_the_export_names(cli: Run) -> None:
             "--json",
         )
     )
-    assert list(record) == list(MEMORY_FIELDS)
+    # The record under the export's names, between what became of the text and what is like it.
+    assert list(record) == ["action", *MEMORY_FIELDS, "similar"]
+    assert (record["action"], record["similar"]) == ("added", [])
     assert record["content"] == "Prefers dark mode"
     assert record["category"] == "preference"
     assert record["tags"] == ["ui", "editor"]

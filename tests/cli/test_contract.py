@@ -24,6 +24,27 @@ def _uid(cli: Run, memory_id: int) -> str:
 # -- --json of every command that changes memories ------------------------------------------
 
 
+def test_add_json_says_what_became_of_the_text(cli: Run) -> None:
+    first = as_json(cli("add", "Weekly report goes out Fridays", "--key", "report", "--json"))
+    assert first["action"] == "added" and first["id"] == 1 and first["similar"] == []
+    assert first["content"] == "Weekly report goes out Fridays"  # the whole record, as before
+    again = as_json(cli("add", "Weekly report goes out Fridays", "--key", "report", "--json"))
+    assert (again["action"], again["id"]) == ("duplicate", 1)
+    moved = as_json(cli("add", "Weekly report goes out Mondays", "--key", "report", "--json"))
+    assert (moved["action"], moved["id"], moved["content"]) == (
+        "updated",
+        1,
+        "Weekly report goes out Mondays",
+    )
+    near = as_json(cli("add", "Weekly report goes out Mondays now", "--json"))
+    assert near["action"] == "added" and near["id"] == 2
+    assert [s["id"] for s in near["similar"]] == [1]
+    assert 0 < near["similar"][0]["similarity"] <= 1
+    merged = as_json(cli("add", "Weekly report goes out Mondays at noon", "--merge", "--json"))
+    assert merged["action"] == "merged" and merged["id"] in (1, 2)
+    assert len(as_json(cli("list", "--json"))) == 2
+
+
 def test_forget_yes_json_reports_what_it_forgot(cli: Run) -> None:
     for text in ("tea is green", "coffee is black", "water is clear"):
         cli("add", text)

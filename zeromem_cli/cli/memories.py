@@ -81,7 +81,14 @@ def add(
         typer.Option("--merge", help="If a similar memory exists, make this its next version."),
     ] = False,
     allow_secret: AllowSecretOption = False,
-    as_json: JsonResultOption = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print the record as JSON, with its action (added, updated, duplicate, "
+            "merged) and the similar memories found.",
+        ),
+    ] = False,
 ) -> None:
     """Add a memory and print its id (or the whole record with --json)."""
     content = read_text_argument(text)
@@ -112,7 +119,11 @@ def add(
     elif result.similar:
         near = ", ".join(f"#{i} ({score:.2f})" for i, score in result.similar[:3])
         render.message(f"similar to {near}; --merge updates #{result.similar[0][0]} instead")
-    _print_written(memory, as_json)
+    if as_json:  # the record, and what became of the text (as the MCP memory_save says it)
+        similar = [{"id": number, "similarity": score} for number, score in result.similar]
+        print(render.dumps({"action": result.action, **memory.to_dict(), "similar": similar}))
+    else:
+        print(memory.id)
 
 
 @app.command()
