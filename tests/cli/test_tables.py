@@ -123,3 +123,19 @@ def test_since_a_date_is_a_local_date(cli: Run, db_path: Path, shanghai: None) -
     assert before == ["1"]
     utc = cli("search", "midnight", "--since", "2026-12-01T00:00:00Z", "--format", "ids")
     assert utc.stdout.split() == []
+
+
+def test_show_gives_times_in_the_local_zone_and_json_keeps_utc(
+    cli: Run, db_path: Path, shanghai: None
+) -> None:
+    import sqlite3
+
+    cli("add", "the staging database is db-2.internal")
+    conn = sqlite3.connect(db_path)
+    conn.execute("UPDATE memories SET created_at = '2026-11-30T16:01:02Z' WHERE id = 1")
+    conn.commit()
+    conn.close()
+    pairs = [line.split(None, 1) for line in cli("show", "1").stdout.splitlines()]
+    lines = {pair[0]: pair[1] for pair in pairs if len(pair) == 2}
+    assert lines["created_at"] == "2026-12-01 00:01:02 CST"  # Shanghai is UTC+8
+    assert as_json(cli("show", "1", "--json"))["created_at"] == "2026-11-30T16:01:02Z"

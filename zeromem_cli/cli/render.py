@@ -164,6 +164,8 @@ def memory(item: Memory, fmt: OutputFormat) -> None:
     elif fmt is OutputFormat.ids:
         print(item.id)
     else:
+        from zeromem_cli.cli.tables import local_moment
+
         record = item.to_dict()
         width = max(len(k) for k in record)
         lines = []
@@ -172,8 +174,13 @@ def memory(item: Memory, fmt: OutputFormat) -> None:
                 value = dumps(value, indent=None) if value else ""
             elif value is None:
                 value = ""
+            elif name in _TIMES:  # a person reads local time, as tables show it; JSON keeps UTC
+                value = local_moment(value)
             lines.append(f"{name.ljust(width)}  {shown(str(value))}")
         print("\n".join(lines))
+
+
+_TIMES = frozenset({"created_at", "updated_at", "expires_at", "last_accessed_at", "deleted_at"})
 
 
 def history(entries: Sequence[HistoryEntry], fmt: OutputFormat) -> None:

@@ -74,6 +74,17 @@ def local_time(iso: str | None) -> str:
         return iso[:16].replace("T", " ")
 
 
+def local_moment(iso: str) -> str:
+    """A stored UTC time in the local zone, to the second, with the zone
+    (``2026-12-01 09:30:05 CET``): the key/value view of one memory."""
+    from zeromem_cli.times import from_iso
+
+    try:
+        return from_iso(iso).astimezone().strftime("%Y-%m-%d %H:%M:%S %Z").rstrip()
+    except (ValueError, OverflowError, OSError):  # not a time zeromem wrote: as stored
+        return iso
+
+
 def fit(columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int) -> list[int]:
     """The indexes of the columns to draw at ``width``: all, unless the content would get
     less than its share; then the most droppable ones go until it fits (or none is left)."""
