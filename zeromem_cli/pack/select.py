@@ -292,7 +292,7 @@ def fill(
     for candidate in candidates:
         if (
             candidate.memory.pinned
-            and pinned_used < pinned_room
+            and pinned_room - pinned_used > floor  # else no unit fits the pinned share
             and budget - used >= floor
             and pinned_used + cost(candidate) <= pinned_room
         ):
