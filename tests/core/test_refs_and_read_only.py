@@ -28,8 +28,10 @@ def test_a_uid_prefix_names_the_memory_in_this_scope_only(db_path: Path | str) -
         MemoryStore(db_path, user="alice", project="zephyr"),
         MemoryStore(db_path, user="alice", project="atlas", session="s2", isolate=True),
     ):
+        # Through resolve and get: a prefix of only digits (1 uid in 40) resolves to that
+        # number as an id ("no memory #N" is then the caller's), any other raises at once.
         with other, pytest.raises(NotFoundError):
-            other.resolve(first.uid[:8])
+            other.get(other.resolve(first.uid[:8]))
 
 
 def test_read_only_reads_and_refuses_writes(db_path: Path | str) -> None:
