@@ -34,6 +34,11 @@ from zeromem_cli.storage.sqlite.window import any_of
 from zeromem_cli.text.query import Term
 
 K1, B = 1.2, 0.75
+# Statements with a tsquery are never prepared: a prepared statement may settle on a generic
+# plan, chosen without knowing the words, and the right plan depends on them (walk the newest
+# rows for a common word, ask the index for a rare one). On a 100k store a generic plan made
+# four-word searches three times slower (``python -m benchmarks.postgres``).
+CUSTOM_PLANS = False
 
 
 def holds_at_least(conn: Any, matches: Iterable[str], count: int) -> bool:
@@ -44,9 +49,19 @@ def holds_at_least(conn: Any, matches: Iterable[str], count: int) -> bool:
         row = conn.execute(
             "SELECT 1 FROM memories WHERE fts @@ %s::tsquery LIMIT 1 OFFSET %s",
             (parsed.tsquery, max(count - 1, 0)),
+            prepare=CUSTOM_PLANS,
         ).fetchone()
         if row is not None:
             return True
+    return False
+
+
+def probe_first(conn: Any) -> bool:
+    """No: the ranking statement is bounded (a window of matches, BM25 on the server), and the
+    probe would cost as much as the index scan of that statement, done twice (on a million
+    memories, tens of milliseconds for a few common words: ``python -m benchmarks.postgres``).
+    Ranking the memories holding every word first, and every match when they are too few,
+    gives the same result."""
     return False
 
 
@@ -57,6 +72,7 @@ def count_matches(conn: Any, match: str, cap: int) -> int:
     row = conn.execute(
         "SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ %s::tsquery LIMIT %s) s",
         (parsed.tsquery, cap),
+        prepare=CUSTOM_PLANS,
     ).fetchone()
     return int(row[0])
 
@@ -64,9 +80,12 @@ def count_matches(conn: Any, match: str, cap: int) -> int:
 def _totals(conn: Any) -> tuple[int, int]:
     """(indexed rows, their tokens): the running totals the ``fts_totals`` triggers append,
     folded into one row once there are ``FOLD_AFTER`` of them."""
+    # "id > 0" (every row) lets the planner read the few live rows through the key: a table
+    # that once held many deltas (an import by an earlier zeromem wrote one per row) keeps its
+    # empty pages until VACUUM FULL, and a sequential scan read them all on every search.
     totals = conn.execute(
         "SELECT coalesce(sum(rows), 0) AS total, coalesce(sum(tokens), 0) AS tokens, "
-        "count(*) AS deltas FROM fts_totals"
+        "count(*) AS deltas FROM fts_totals WHERE id > 0"
     ).fetchone()
     if int(totals["deltas"]) > FOLD_AFTER:
         conn.execute("SELECT zeromem_fold_totals()")
@@ -96,7 +115,9 @@ def _idfs(
             for n in counted
         )
         row = conn.execute(
-            f"SELECT {counts}", {f"p{n}": phrases[n].tsquery() for n in counted}
+            f"SELECT {counts}",
+            {f"p{n}": phrases[n].tsquery() for n in counted},
+            prepare=CUSTOM_PLANS,
         ).fetchone()
         for n in counted:
             hits[n] = max(int(row[f"hits{n}"]), estimates[n])
@@ -278,6 +299,7 @@ def _more_than_large(conn: Any, expression: str, total: int) -> bool:
     row = conn.execute(
         "SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ %s::tsquery LIMIT %s) s",
         (parsed.tsquery, LARGE + 1),
+        prepare=CUSTOM_PLANS,
     ).fetchone()
     return int(row[0]) > LARGE
 
@@ -315,10 +337,17 @@ def _ranked(
         hits=hits, columns=M_COLUMNS, score=score, frequencies=frequencies, k1=K1, b=B
     )
     out = []
-    for row in conn.execute(sql, params):
+    for row in conn.execute(sql, params, prepare=CUSTOM_PLANS):
         bm25 = float(row.pop("bm25"))
         out.append((row, bm25))
     return out
 
 
-__all__ = ["BM25_WEIGHTS", "check_expression", "count_matches", "holds_at_least", "ranked"]
+__all__ = [
+    "BM25_WEIGHTS",
+    "check_expression",
+    "count_matches",
+    "holds_at_least",
+    "probe_first",
+    "ranked",
+]
