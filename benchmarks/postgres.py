@@ -66,10 +66,14 @@ class Server:
             raise SystemExit(f"cannot start PostgreSQL: {pgcluster.Cluster.why_not}")
         self.base = url if url is not None else self.cluster.url()  # type: ignore[union-attr]
         self.count = 0
+        self.fresh_names: list[str] = []
 
     def fresh(self) -> str:
+        """A new empty store, dropped again by ``stop``."""
         self.count += 1
-        return self.store(f"zeromem_bench_{os.getpid()}_{self.count}", keep=False)
+        name = f"zeromem_bench_{os.getpid()}_{self.count}"
+        self.fresh_names.append(name)
+        return self.store(name, keep=False)
 
     def store(self, name: str, keep: bool) -> str:
         """The URL of the schema ``name``: emptied first unless ``keep``."""
@@ -84,6 +88,12 @@ class Server:
         return f"{self.base}{joiner}options=-csearch_path%3D{schema}"
 
     def stop(self) -> None:
+        """Drop this run's fresh stores (the named ones stay: the cache), stop the server."""
+        import psycopg
+
+        with psycopg.connect(self.base, autocommit=True) as conn:
+            for name in self.fresh_names:
+                conn.execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
         if self.cluster is not None:
             self.cluster.stop()
 
