@@ -244,7 +244,11 @@ def _built(location: Path | str, records: list[dict[str, Any]], marker: Path) ->
     from zeromem_cli.transfer.imports import import_text
 
     if marker.exists():
-        return float(json.loads(marker.read_text())["import/s"])
+        built = json.loads(marker.read_text())
+        print(
+            f"({marker.stem}: reused, built at {built['import/s']:.0f}/s, load {built['load']:.1f})"
+        )
+        return float(built["import/s"])
     load = _load()
     with MemoryStore(location) as store:
         began = time.perf_counter()
@@ -282,7 +286,7 @@ def speed(
             cached.unlink(missing_ok=True)
             _built(cached, records, marks["sqlite"])
         shutil.copyfile(cached, places["sqlite"])
-    loads["import/s"] = _load()
+    loads["import/s"] = _load()  # a reused store's import was measured when it was built
     for backend, location in places.items():
         out[backend]["import/s"] = _built(location, records, marks[backend])
     stores = {backend: MemoryStore(location) for backend, location in places.items()}
@@ -350,8 +354,9 @@ def _print_speed(count: int, out: dict[str, dict[str, float]], loads: dict[str, 
             f"{load:>7.1f}   {targets.get(name, '')}"
         )
     print(
-        "(load: the 1-minute load average as each figure began; CPU: this process's and, on "
-        "PostgreSQL, its server process's, per query; timings interleave the two backends)"
+        "(load: the 1-minute load average as each figure began, the import's when its store was "
+        "built; CPU: this process's and, on PostgreSQL, its server process's, per query; "
+        "timings interleave the two backends)"
     )
 
 
