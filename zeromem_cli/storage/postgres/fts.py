@@ -70,7 +70,24 @@ def bulk_loading(conn: Any) -> Iterator[None]:
     if owns_tables(conn):
         after = conn.execute("SELECT count(*) AS n FROM memories").fetchone()["n"]
         if after > 1.1 * max(before, 0) + 1000:
+            _analyze(conn)
+
+
+def _analyze(conn: Any) -> None:
+    """ANALYZE, given up (the import kept) when another session's VACUUM or ANALYZE holds the
+    table for more than a second: the statistics are a help, autovacuum refreshes them too."""
+    import psycopg
+
+    from zeromem_cli.storage.postgres.db import LOCK_TIMEOUT_MS
+
+    try:
+        with conn.transaction():
+            conn.execute("SET LOCAL lock_timeout = 1000")
             conn.execute("ANALYZE memories")
+    except psycopg.errors.LockNotAvailable:
+        pass
+    finally:
+        conn.execute(f"SET lock_timeout = {LOCK_TIMEOUT_MS}")
 
 
 def _estimated_rows(conn: Any) -> float:
