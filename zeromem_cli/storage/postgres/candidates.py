@@ -30,7 +30,7 @@ from zeromem_cli.storage.postgres import index
 from zeromem_cli.storage.postgres.index import WEIGHT_OF_LABEL
 from zeromem_cli.storage.postgres.sql import M_COLUMNS, filter_clause, scope_params, scope_sql
 from zeromem_cli.storage.sqlite.candidates import BM25_WEIGHTS, check_expression
-from zeromem_cli.storage.sqlite.window import any_of
+from zeromem_cli.storage.sqlite.window import LARGE, any_of
 from zeromem_cli.text.query import Term
 
 K1, B = 1.2, 0.75
@@ -161,11 +161,11 @@ def _read_common_lexemes(conn: Any) -> dict[str, float]:
     return dict(zip(elems, map(float, row["freqs"]), strict=False))
 
 
-# A query whose phrases match more than this many memories ranks a window only: the WINDOW
-# newest matches in the scope and filters, and every match of its rare phrases (LARGE or
-# fewer matches each), as SQLite does (``storage.sqlite.window``): computing BM25 costs far
-# more here than inside FTS5 (``python -m benchmarks.postgres``).
-LARGE = 3_000
+# A query whose words (or phrases) match more than LARGE memories ranks a window only: the
+# WINDOW newest matches in the scope and filters, and every match of its rare words, as SQLite
+# does (``storage.sqlite.window``, whose LARGE this is: both backends call the same words
+# common). The window is smaller than SQLite's (its LARGE newest): each row ranked costs more
+# here than inside FTS5 (``python -m benchmarks.postgres``).
 WINDOW = 500
 COUNT_CAP = 1_000
 FOLD_AFTER = 1_000  # rows of deltas in fts_totals before a reader folds them into one
