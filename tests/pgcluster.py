@@ -34,8 +34,9 @@ class Cluster:
     why_not = ""
     _schemas = 0
 
-    def __init__(self, folder: Path, as_user: list[str]) -> None:
+    def __init__(self, folder: Path, as_user: list[str], keep: bool = False) -> None:
         self.folder = folder
+        self.keep = keep  # a cached cluster (benchmarks): stopped, never removed
         self.data = folder / "data"
         self.socket = folder / "sock"
         self._as_user = as_user
@@ -71,31 +72,40 @@ class Cluster:
     def stop(self) -> None:
         pg_ctl = _bin("pg_ctl")
         if pg_ctl and (self.data / "postmaster.pid").exists():
-            self._run(pg_ctl, "-D", str(self.data), "-m", "immediate", "-w", "stop")
-        shutil.rmtree(self.folder, ignore_errors=True)
+            mode = "fast" if self.keep else "immediate"
+            self._run(pg_ctl, "-D", str(self.data), "-m", mode, "-w", "stop")
+        if not self.keep:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def start(settings: dict[str, str] | None = None) -> Cluster | None:
-    """A new cluster, running; None (reason in ``Cluster.why_not``) when none can start."""
+def start(settings: dict[str, str] | None = None, folder: Path | None = None) -> Cluster | None:
+    """A new cluster, running; None (reason in ``Cluster.why_not``) when none can start.
+    ``folder``: keep the cluster there and reuse it when it exists (the benchmarks' cache)."""
     initdb, pg_ctl = _bin("initdb"), _bin("pg_ctl")
     if initdb is None or pg_ctl is None:
         Cluster.why_not = "PostgreSQL is not installed (no initdb/pg_ctl found)"
         return None
-    folder = Path(tempfile.mkdtemp(prefix="zeromem-pg-"))
+    keep = folder is not None
+    if folder is None:
+        folder = Path(tempfile.mkdtemp(prefix="zeromem-pg-"))
+    folder.mkdir(parents=True, exist_ok=True)
     as_user: list[str] = []
     if os.geteuid() == 0:
         runuser = shutil.which("runuser")
         if runuser is None:
             Cluster.why_not = "running as root and runuser is missing: cannot start PostgreSQL"
-            shutil.rmtree(folder, ignore_errors=True)
+            if not keep:
+                shutil.rmtree(folder, ignore_errors=True)
             return None
         as_user = [runuser, "-u", "nobody", "--"]
         folder.chmod(0o755)
         shutil.chown(folder, "nobody")
-    cluster = Cluster(folder, as_user)
-    cluster.socket.mkdir()
+    cluster = Cluster(folder, as_user, keep)
+    cluster.socket.mkdir(exist_ok=True)
     if as_user:
         shutil.chown(cluster.socket, "nobody")
+    if (cluster.data / "PG_VERSION").exists():
+        return _serve(cluster, pg_ctl, settings)
     done = cluster._run(
         initdb, "-D", str(cluster.data), "-U", SUPERUSER, "--auth=trust", "-E", "UTF8",
         "--locale=C.UTF-8", "--no-sync",
@@ -104,6 +114,11 @@ def start(settings: dict[str, str] | None = None) -> Cluster | None:
         Cluster.why_not = f"initdb failed: {done.stderr.strip()[-300:]}"
         cluster.stop()
         return None
+    return _serve(cluster, pg_ctl, settings)
+
+
+def _serve(cluster: Cluster, pg_ctl: str, settings: dict[str, str] | None) -> Cluster | None:
+    folder = cluster.folder
     options = {
         "listen_addresses": "''",
         "unix_socket_directories": f"'{cluster.socket}'",

@@ -107,8 +107,11 @@ def run_search(
     ranked: list[tuple[sqlite3.Row, float]] = []
     every_word = _all_words_match(query, ranking, apart) if ranking.all_words_first else None
     groups = _word_terms(query, ranking, apart)
-    if every_word is not None and storage.holds_at_least(
-        conn, dict.fromkeys((every_word.exact, every_word.match)), candidates
+    if every_word is not None and (
+        not storage.probe_first(conn)
+        or storage.holds_at_least(
+            conn, dict.fromkeys((every_word.exact, every_word.match)), candidates
+        )
     ):
         ranked = storage.ranked(
             conn, scope, now, every_word.match, filters, candidates, words=groups, every=True
@@ -266,8 +269,10 @@ def _all_words_match(
     phrases as ``ParsedQuery.match`` so BM25 scores are identical; None for one word or many.
 
     Whether enough memories hold every word is probed before they are ranked
-    (``storage.candidates.holds_at_least``, the exact forms first): ranking them costs far more
-    than walking them, so an all-words pass bound to fall short is skipped, not thrown away.
+    (``storage.candidates.holds_at_least``, the exact forms first): on SQLite ranking them
+    costs far more than walking them, so an all-words pass bound to fall short is skipped, not
+    thrown away. A backend whose ranking is bounded says the probe does not pay
+    (``storage.candidates.probe_first``: PostgreSQL).
     """
     words = query.words
     if not 2 <= len(words) <= ALL_WORDS_MAX:

@@ -170,3 +170,24 @@ def test_encryption_at_rest_is_refused_for_a_server_store_in_one_line(
     assert "a key is configured" in result.stderr and "horse" not in result.stderr
     monkeypatch.delenv("ZEROMEM_KEY")
     assert cli("list", "--db", pg_url, db=False).stdout == ""
+
+
+def test_a_large_import_leaves_the_planner_statistics_fresh(cli: Run, pg_url: str) -> None:
+    """Searches read the most common lexemes from ANALYZE's statistics: an import that grows
+    the store by a tenth or more runs it, rather than leaving the new rows unknown until
+    autovacuum's next pass."""
+    import json
+
+    import psycopg
+
+    lines = "\n".join(
+        json.dumps({"content": f"weekly report number {n} for the staging server"})
+        for n in range(2500)
+    )
+    assert cli("import", "-", "--db", pg_url, db=False, input=lines).exit_code == 0
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        elems = conn.execute(
+            "SELECT most_common_elems::text FROM pg_stats WHERE tablename = 'memories' "
+            "AND attname = 'fts' AND schemaname = current_schema()"
+        ).fetchone()
+    assert elems is not None and "report" in elems[0]

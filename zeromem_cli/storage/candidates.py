@@ -11,5 +11,6 @@ BM25_WEIGHTS = _sqlite.BM25_WEIGHTS
 check_expression = _sqlite.check_expression
 
 holds_at_least = forwarded("candidates", _sqlite.holds_at_least)
+probe_first = forwarded("candidates", _sqlite.probe_first)
 count_matches = forwarded("candidates", _sqlite.count_matches)
 ranked = forwarded("candidates", _sqlite.ranked)

@@ -96,7 +96,7 @@ def vacuum(conn: Any) -> None:
     may: PostgreSQL would skip them for anyone else with a mere warning."""
     if not owns_tables(conn):
         raise StoreError("gc --vacuum on a PostgreSQL store must run as the owner of its tables")
-    conn.execute("VACUUM FULL memories, memory_history, operations_log")
+    conn.execute("VACUUM FULL memories, memory_history, operations_log, fts_totals")
 
 
 def owns_tables(conn: Any) -> bool:
@@ -239,11 +239,28 @@ def update_imported(conn: Any, row: Any, merged: dict[str, Any], now: str) -> No
         raise
 
 
+# Imported rows go in as one INSERT per batch, each column an array: the index-totals trigger
+# fires once per statement (a row per statement of deltas in ``fts_totals``), and one
+# statement costs far less than thousands (``python -m benchmarks.postgres``). COPY would be
+# faster still, but PostgreSQL refuses COPY FROM into a table under row-level security.
 _INSERTED = (*COLUMNS, "fts", "fts_len")
+_TYPES = {
+    "id": "bigint",
+    "uid": "bytea",
+    "content_hash": "bigint",
+    "importance": "integer",
+    "pinned": "integer",
+    "access_count": "integer",
+    "fts_len": "integer",
+}
+_NAMES = ", ".join(f'"{c}"' for c in _INSERTED)
+_VALUES = ", ".join(
+    f"u.c{n}::tsvector" if c == "fts" else f"u.c{n}" for n, c in enumerate(_INSERTED)
+)
+_ARRAYS = ", ".join(f"%s::{_TYPES.get(c, 'text')}[]" for c in _INSERTED)
+_ALIASES = ", ".join(f"c{n}" for n in range(len(_INSERTED)))
 _INSERT_SQL = (
-    f"INSERT INTO memories ({', '.join(chr(34) + c + chr(34) for c in _INSERTED)}) VALUES ("
-    + ", ".join("%s::tsvector" if c == "fts" else "%s" for c in _INSERTED)
-    + ")"
+    f"INSERT INTO memories ({_NAMES}) SELECT {_VALUES} FROM unnest({_ARRAYS}) AS u({_ALIASES})"
 )
 _HISTORY_SQL = (
     f"INSERT INTO memory_history ({', '.join(HISTORY_COLUMNS)}) "
@@ -268,7 +285,8 @@ def insert_imported(
     try:
         with conn.transaction():
             with conn.cursor() as cursor:
-                cursor.executemany(_INSERT_SQL, params)
+                if params:
+                    cursor.execute(_INSERT_SQL, [list(c) for c in zip(*params, strict=True)])
                 if history:
                     cursor.executemany(_HISTORY_SQL, [tuple(map(_plain, h)) for h in history])
     except Exception as exc:

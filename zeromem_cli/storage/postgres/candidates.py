@@ -5,8 +5,12 @@ FTS5's ``bm25()`` (k1 1.2, b 0.75, column weights ``BM25_WEIGHTS``): for each ph
 ``log((N - n + 0.5) / (n + 0.5))`` (at least 1e-6) over the N indexed rows and the n matching
 it, times ``f (k1 + 1) / (f + k1 (1 - b + b len / avglen))`` where f is the phrase's weighted
 count in the row (each occurrence counts its column's weight) and len the row's token count.
-``ts_rank`` is not BM25 and ranks too differently for the same re-scoring to apply
-(``python -m benchmarks.retrieval --backend both`` shows both backends side by side).
+The server computes it, in the statement that finds the matches: the IDFs and the average
+length are parameters, f is ``ts_rank_cd`` of the phrase's one lexeme (see ``_RANK_WEIGHTS``),
+and only the best rows come back (reading every match's vector back into Python cost most of a
+search: ``python -m benchmarks.postgres``). ``ts_rank`` itself is not BM25 and ranks too
+differently for the same re-scoring to apply (``python -m benchmarks.retrieval --backend
+both`` shows both backends side by side).
 
 One difference stays: a phrase of several tokens is counted by its first token's occurrences
 (the match itself is exact, through the ``tsquery`` phrase operator).
@@ -15,7 +19,6 @@ One difference stays: a phrase of several tokens is counted by its first token's
 from __future__ import annotations
 
 import math
-import re
 import time
 import weakref
 from collections.abc import Iterable, Sequence
@@ -27,9 +30,15 @@ from zeromem_cli.storage.postgres import index
 from zeromem_cli.storage.postgres.index import WEIGHT_OF_LABEL
 from zeromem_cli.storage.postgres.sql import M_COLUMNS, filter_clause, scope_params, scope_sql
 from zeromem_cli.storage.sqlite.candidates import BM25_WEIGHTS, check_expression
+from zeromem_cli.storage.sqlite.window import LARGE, any_of
 from zeromem_cli.text.query import Term
 
 K1, B = 1.2, 0.75
+# Statements with a tsquery are never prepared: a prepared statement may settle on a generic
+# plan, chosen without knowing the words, and the right plan depends on them (walk the newest
+# rows for a common word, ask the index for a rare one). On a 100k store a generic plan made
+# four-word searches three times slower (``python -m benchmarks.postgres``).
+CUSTOM_PLANS = False
 
 
 def holds_at_least(conn: Any, matches: Iterable[str], count: int) -> bool:
@@ -40,9 +49,19 @@ def holds_at_least(conn: Any, matches: Iterable[str], count: int) -> bool:
         row = conn.execute(
             "SELECT 1 FROM memories WHERE fts @@ %s::tsquery LIMIT 1 OFFSET %s",
             (parsed.tsquery, max(count - 1, 0)),
+            prepare=CUSTOM_PLANS,
         ).fetchone()
         if row is not None:
             return True
+    return False
+
+
+def probe_first(conn: Any) -> bool:
+    """No: the ranking statement is bounded (a window of matches, BM25 on the server), and the
+    probe would cost as much as the index scan of that statement, done twice (on a million
+    memories, tens of milliseconds for a few common words: ``python -m benchmarks.postgres``).
+    Ranking the memories holding every word first, and every match when they are too few,
+    gives the same result."""
     return False
 
 
@@ -53,27 +72,38 @@ def count_matches(conn: Any, match: str, cap: int) -> int:
     row = conn.execute(
         "SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ %s::tsquery LIMIT %s) s",
         (parsed.tsquery, cap),
+        prepare=CUSTOM_PLANS,
     ).fetchone()
     return int(row[0])
 
 
-def _idfs(conn: Any, phrases: Sequence[index.Phrase]) -> tuple[list[float], float, list[int]]:
-    """Each phrase's IDF, the average token count over every indexed row (the totals the
-    ``fts_totals`` triggers keep) and each phrase's match count.
+def _totals(conn: Any) -> tuple[int, int]:
+    """(indexed rows, their tokens): the running totals the ``fts_totals`` triggers append,
+    folded into one row once there are ``FOLD_AFTER`` of them."""
+    # "id > 0" (every row) lets the planner read the few live rows through the key: a table
+    # that once held many deltas (an import by an earlier zeromem wrote one per row) keeps its
+    # empty pages until VACUUM FULL, and a sequential scan read them all on every search.
+    totals = conn.execute(
+        "SELECT coalesce(sum(rows), 0) AS total, coalesce(sum(tokens), 0) AS tokens, "
+        "count(*) AS deltas FROM fts_totals WHERE id > 0"
+    ).fetchone()
+    if int(totals["deltas"]) > FOLD_AFTER:
+        conn.execute("SELECT zeromem_fold_totals()")
+    return int(totals["total"]), int(totals["tokens"])
+
+
+def _idfs(
+    conn: Any, phrases: Sequence[index.Phrase], totals: tuple[int, int]
+) -> tuple[list[float], float, list[int]]:
+    """Each phrase's IDF, the average token count over every indexed row (``totals``) and
+    each phrase's match count.
 
     A phrase is counted exactly up to ``COUNT_CAP``. Past that, and for a phrase whose first
     token the planner's statistics (ANALYZE's most common lexemes) already put past it, the
     count is that estimate: counting a common word builds a bitmap of all its matches, the
     slowest part of a search on a large store, for an IDF near zero either way. Stores of
     fewer than ``COUNT_CAP`` memories are always counted exactly."""
-    totals = conn.execute(
-        "SELECT (SELECT coalesce(sum(rows), 0) FROM fts_totals) AS total, "
-        "(SELECT coalesce(sum(tokens), 0) FROM fts_totals) AS tokens, "
-        "(SELECT count(*) FROM fts_totals) AS deltas"
-    ).fetchone()
-    total, tokens = int(totals["total"]), int(totals["tokens"])
-    if int(totals["deltas"]) > FOLD_AFTER:
-        conn.execute("SELECT zeromem_fold_totals()")
+    total, tokens = totals
     common = _common_lexemes(conn) if total > COUNT_CAP else {}
     estimates = [int(common.get(p.tokens[0], 0.0) * total) for p in phrases]
     counted = [n for n, estimate in enumerate(estimates) if estimate <= COUNT_CAP]
@@ -85,7 +115,9 @@ def _idfs(conn: Any, phrases: Sequence[index.Phrase]) -> tuple[list[float], floa
             for n in counted
         )
         row = conn.execute(
-            f"SELECT {counts}", {f"p{n}": phrases[n].tsquery() for n in counted}
+            f"SELECT {counts}",
+            {f"p{n}": phrases[n].tsquery() for n in counted},
+            prepare=CUSTOM_PLANS,
         ).fetchone()
         for n in counted:
             hits[n] = max(int(row[f"hits{n}"]), estimates[n])
@@ -129,51 +161,42 @@ def _read_common_lexemes(conn: Any) -> dict[str, float]:
     return dict(zip(elems, map(float, row["freqs"]), strict=False))
 
 
-# The vectors of the matches come back as text ('lexeme':1A,5,9C ...; weight D is not
-# written) and BM25 is computed here: faster than unnesting each vector in SQL.
-_VECTORS_SQL = (
-    "SELECT m.id, m.fts_len, m.fts::text AS vector FROM memories m "
-    "WHERE m.fts @@ %(tsq)s::tsquery AND {scope} AND {where} {window}"
-)
-_ENTRY = re.compile(r"'((?:[^'\\]|''|\\.)*)'(?::([0-9A-D,]+))?")
-
-
-def _bm25(
-    vector: str, length: int, phrases: Sequence[tuple[str, bool, float]], avglen: float
-) -> float:
-    """FTS5's bm25() (negative: lower is better) of one row from its vector text."""
-    frequencies = [0.0] * len(phrases)
-    for entry in _ENTRY.finditer(vector):
-        lexeme = entry.group(1)
-        if "'" in lexeme or "\\" in lexeme:
-            lexeme = lexeme.replace("''", "'").replace("\\\\", "\\")
-        weight = 0.0
-        for number, (token, prefix, _) in enumerate(phrases):
-            if lexeme == token or (prefix and lexeme.startswith(token)):
-                if not weight:
-                    positions = entry.group(2) or ""
-                    weight = sum(WEIGHT_OF_LABEL.get(p[-1], 1.0) for p in positions.split(",") if p)
-                frequencies[number] += weight
-    score = 0.0
-    norm = K1 * (1 - B + B * length / avglen)
-    for (_, _, idf), f in zip(phrases, frequencies, strict=True):
-        if f:
-            score += idf * f * (K1 + 1) / (f + norm)
-    return -score
-
-
-# A query whose phrases match more than this many memories ranks a window only: the WINDOW
-# newest matches in the scope and filters, and every match of its rare phrases (LARGE or
-# fewer matches each), as SQLite does (``storage.sqlite.window``): computing BM25 costs far
-# more here than inside FTS5 (``python -m benchmarks.postgres``).
-LARGE = 3_000
+# A query whose words (or phrases) match more than LARGE memories ranks a window only: the
+# WINDOW newest matches in the scope and filters, and every match of its rare words, as SQLite
+# does (``storage.sqlite.window``, whose LARGE this is: both backends call the same words
+# common). The window is smaller than SQLite's (its LARGE newest): each row ranked costs more
+# here than inside FTS5 (``python -m benchmarks.postgres``).
 WINDOW = 500
 COUNT_CAP = 1_000
 FOLD_AFTER = 1_000  # rows of deltas in fts_totals before a reader folds them into one
-_WINDOW_SQL = (
-    "AND (m.id IN (SELECT m.id FROM memories m WHERE m.fts @@ %(tsq)s::tsquery AND {scope} "
-    "AND {where} ORDER BY m.id DESC LIMIT %(window)s){rare})"
+
+# f of each phrase in a row: its occurrences, each counted with its column's weight. For a
+# query of one lexeme (or one prefix), ts_rank_cd without normalisation is exactly that sum:
+# every occurrence is a cover of one position, worth the weight of its label. The weights are
+# a quarter of BM25's (ts_rank_cd takes weights up to 1), exact binary fractions, so f is
+# exact; the order is ts_rank_cd's {D, C, B, A}.
+_RANK_WEIGHTS = "{" + ",".join(str(WEIGHT_OF_LABEL[label] / 4) for label in "DCBA") + "}"
+_HITS_SQL = "SELECT m.id FROM memories m WHERE m.fts @@ %(tsq)s::tsquery AND {scope} AND {where}"
+# The window: the newest matches, and every match of the rare phrases (read through the
+# index by the rare phrases alone, the whole query tested on those rows only: OFFSET 0
+# keeps the planner from asking the index for the common ones too).
+_WINDOW_SQL = "(" + _HITS_SQL + " ORDER BY m.id DESC LIMIT %(window)s){rare}"
+_RARE_SQL = (
+    " UNION (SELECT r.id FROM (SELECT m.id, m.fts FROM memories m WHERE "
+    "m.fts @@ %(rare)s::tsquery AND {scope} AND {where} OFFSET 0) r "
+    "WHERE r.fts @@ %(tsq)s::tsquery)"
 )
+_RANKED_SQL = """
+WITH hits AS MATERIALIZED ({hits})
+SELECT {columns}, s.bm25 FROM (
+    SELECT m.id, -({score}) AS bm25
+    FROM hits h JOIN memories m ON m.id = h.id
+    CROSS JOIN LATERAL (SELECT {frequencies}, {k1} * (1 - {b} + {b} * m.fts_len / %(avglen)s)
+        AS norm OFFSET 0) f
+    ORDER BY bm25, m.id DESC LIMIT %(candidates)s
+) s JOIN memories m ON m.id = s.id
+ORDER BY s.bm25, m.id DESC
+"""
 
 
 def ranked(
@@ -188,56 +211,143 @@ def ranked(
     every: bool = False,
 ) -> list[tuple[Any, float]]:
     """The best ``candidates`` memories matching ``match`` in the scope and filters, by BM25
-    (FTS5's sign: lower is better), ties newest id first. ``words`` and ``every`` (bounded
-    ranking on SQLite, ``storage.sqlite.window``) are accepted and not needed: the ranking
-    runs in one query over the scope's matches."""
+    (FTS5's sign: lower is better), ties newest id first. BM25 is computed by the server, in
+    the statement that finds the matches; only the best rows come back.
+
+    ``words`` (the terms of each query word, which ``match`` ORs, or ANDs with ``every``)
+    allows bounded ranking as on SQLite (``storage.sqlite.window``): when a word matches more
+    than ``LARGE`` memories, the query is ranked with its common words in their exact forms,
+    over a window of its ``WINDOW`` newest matches and every match of its rare words. Without
+    ``words`` (``search --fts``), the window is chosen from the phrases' match counts."""
     parsed = index.parse(match)
     if parsed.tsquery is None or not parsed.phrases:
         return []
-    idfs, avglen, hits = _idfs(conn, parsed.phrases)
     where, params = filter_clause(filters, now)
+    params.update(scope_params(scope), window=max(WINDOW, 2 * candidates), candidates=candidates)
     owner = scope_sql(scope)
-    params.update(scope_params(scope), tsq=parsed.tsquery, window=max(WINDOW, 2 * candidates))
-    terms = [
-        (p.tokens[0] if len(p.tokens) > 1 or not p.prefix else p.tokens[-1],
-         p.prefix and len(p.tokens) == 1, idf)
-        for p, idf in zip(parsed.phrases, idfs, strict=True)
-    ]  # fmt: skip
-    scored: list[tuple[float, int]] = []
-    if sum(hits) > LARGE:
-        rare = [p.tsquery() for p, n in zip(parsed.phrases, hits, strict=True) if n <= LARGE]
-        params["rare"] = " | ".join(rare) if rare else None
-        clause = " OR m.fts @@ %(rare)s::tsquery" if rare else ""
+    totals = _totals(conn)
+    idfs, avglen, hits = _idfs(conn, parsed.phrases, totals)
+    found: list[tuple[Any, float]] = []
+    bounds = (
+        _word_window(conn, words, every, totals[0])
+        if words is not None
+        else _phrase_window(parsed, hits)
+    )
+    if bounds is not None:
+        within, rare = bounds
+        if within is not parsed:
+            idfs_within, avglen, _ = _idfs(conn, within.phrases, totals)
+        else:
+            idfs_within = idfs
+        params["rare"] = rare
+        clause = _RARE_SQL.format(scope=owner, where=where) if rare else ""
         window = _WINDOW_SQL.format(scope=owner, where=where, rare=clause)
-        scored = _scored(conn, owner, where, window, params, terms, avglen)
-    if len(scored) < candidates:  # a small match set, or a window too small: rank every match
-        scored = _scored(conn, owner, where, "", params, terms, avglen)
-    best = sorted(scored)[: min(candidates, len(scored))]
-    rows = {
-        row["id"]: row
-        for row in conn.execute(
-            f"SELECT {M_COLUMNS} FROM memories m WHERE m.id = ANY(%s)", ([-i for _, i in best],)
+        found = _ranked(conn, window, within, idfs_within, avglen, params)
+    if len(found) < candidates:  # a small match set, or a window too small: rank every match
+        found = _ranked(
+            conn, _HITS_SQL.format(scope=owner, where=where), parsed, idfs, avglen, params
         )
-    }
-    return [(rows[-negative_id], score) for score, negative_id in best if -negative_id in rows]
+    return found
 
 
-def _scored(
+def _phrase_window(
+    parsed: index.Parsed, hits: Sequence[int]
+) -> tuple[index.Parsed, str | None] | None:
+    """The window of an expression (no words known): its newest matches and every match of
+    its rare phrases, when its phrases match more than ``LARGE`` memories in all."""
+    if sum(hits) <= LARGE:
+        return None
+    rare = [p.tsquery() for p, n in zip(parsed.phrases, hits, strict=True) if n <= LARGE]
+    return parsed, (" | ".join(rare) if rare else None)
+
+
+def _word_window(
+    conn: Any, words: Sequence[Sequence[Term]], every: bool, total: int
+) -> tuple[index.Parsed, str | None] | None:
+    """``storage.sqlite.window.find_window`` on PostgreSQL: the query to rank (common words in
+    their exact forms) and the ``tsquery`` of its rare words (with their variants; None when
+    there are none), or None when no word is common and every match can be ranked."""
+    if total <= LARGE:
+        return None  # no word can match more memories than the store holds
+    common = [_more_than_large(conn, any_of(terms, exact=True), total) for terms in words]
+    if not any(common) or (every and not all(common)):
+        return None
+    groups = [any_of(terms, exact=big) for terms, big in zip(words, common, strict=True)]
+    within = index.parse((" AND " if every else " OR ").join(f"({g})" for g in groups))
+    if within.tsquery is None or not within.phrases:
+        return None
+    rare = []
+    for terms, big in zip(words, common, strict=True):
+        if not big:
+            expression = any_of(terms, exact=False)
+            if not _more_than_large(conn, expression, total):  # else common through a variant
+                rare.append(index.parse(expression).tsquery)
+    kept = [r for r in rare if r is not None]
+    return within, (" | ".join(kept) if kept else None)
+
+
+def _more_than_large(conn: Any, expression: str, total: int) -> bool:
+    """Whether ``expression`` matches more than ``LARGE`` memories: by the planner's
+    statistics when they already say so (the most common lexemes), else counted, at most
+    ``LARGE + 1`` (a rare word's matches are few: the index finds them at little cost)."""
+    parsed = index.parse(expression)
+    if parsed.tsquery is None:
+        return False
+    common = _common_lexemes(conn)
+    if sum(common.get(p.tokens[0], 0.0) for p in parsed.phrases) * total > LARGE:
+        return True
+    row = conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ %s::tsquery LIMIT %s) s",
+        (parsed.tsquery, LARGE + 1),
+        prepare=CUSTOM_PLANS,
+    ).fetchone()
+    return int(row[0]) > LARGE
+
+
+def _counted(phrase: index.Phrase) -> str:
+    """The ``tsquery`` whose occurrences stand for the phrase's in BM25: its one token (or
+    prefix), or the first token of a phrase of several (see the module's docstring)."""
+    if len(phrase.tokens) == 1:
+        return phrase.tsquery()
+    return index.Phrase(phrase.tokens[:1]).tsquery()
+
+
+def _ranked(
     conn: Any,
-    owner: str,
-    where: str,
-    window: str,
-    params: dict[str, Any],
-    terms: Sequence[tuple[str, bool, float]],
+    hits: str,
+    parsed: index.Parsed,
+    idfs: Sequence[float],
     avglen: float,
-) -> list[tuple[float, int]]:
-    """(bm25, -id) of every match in the scope (``owner``: its clause), filters and window:
-    sorted, best first and newest first among equals, as FTS5 orders them."""
-    sql = _VECTORS_SQL.format(scope=owner, where=where, window=window)
-    return [
-        (_bm25(row["vector"], row["fts_len"], terms, avglen or 1.0), -row["id"])
-        for row in conn.execute(sql, params)
-    ]
+    params: dict[str, Any],
+) -> list[tuple[Any, float]]:
+    """(row, bm25) of the best ``params["candidates"]`` rows of ``hits`` (a query of ids)
+    for the query ``parsed``: best first and newest first among equals, as FTS5 orders
+    them."""
+    params = {**params, "tsq": parsed.tsquery, "avglen": avglen or 1.0}
+    for number, (phrase, idf) in enumerate(zip(parsed.phrases, idfs, strict=True)):
+        params[f"t{number}"] = _counted(phrase)
+        params[f"idf{number}"] = idf
+    phrases = range(len(parsed.phrases))
+    frequencies = ", ".join(
+        f"4 * ts_rank_cd('{_RANK_WEIGHTS}', m.fts, %(t{n})s::tsquery, 0)::float8 AS f{n}"
+        for n in phrases
+    )
+    score = " + ".join(f"%(idf{n})s * f.f{n} * {K1 + 1} / (f.f{n} + f.norm)" for n in phrases)
+    sql = _RANKED_SQL.format(
+        hits=hits, columns=M_COLUMNS, score=score, frequencies=frequencies, k1=K1, b=B
+    )
+    out = []
+    for row in conn.execute(sql, params, prepare=CUSTOM_PLANS):
+        bm25 = float(row.pop("bm25"))
+        out.append((row, bm25))
+    return out
 
 
-__all__ = ["BM25_WEIGHTS", "check_expression", "count_matches", "holds_at_least", "ranked"]
+__all__ = [
+    "BM25_WEIGHTS",
+    "check_expression",
+    "count_matches",
+    "holds_at_least",
+    "probe_first",
+    "ranked",
+]

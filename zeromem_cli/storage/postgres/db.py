@@ -51,14 +51,18 @@ def display(url: str) -> str:
 
 
 class Row(dict[str, Any]):
-    """A row by column name, and by position like ``sqlite3.Row`` (``row[0]``)."""
+    """A row by column name, and by position like ``sqlite3.Row`` (``row[0]``).
+
+    A name is a plain dict lookup; a position is not a key, so it reaches ``__missing__``
+    (overriding ``__getitem__`` instead put a Python call in every column read: a pack reads
+    hundreds of thousands)."""
 
     __slots__ = ()
 
-    def __getitem__(self, key: Any) -> Any:
+    def __missing__(self, key: Any) -> Any:
         if isinstance(key, int):
             return list(self.values())[key]
-        return dict.__getitem__(self, key)
+        raise KeyError(key)
 
 
 def _row_factory(cursor: Any) -> Callable[[Sequence[Any]], Row]:

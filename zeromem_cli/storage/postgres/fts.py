@@ -57,5 +57,41 @@ def optimize(conn: Any) -> None:
 
 @contextmanager
 def bulk_loading(conn: Any) -> Iterator[None]:
-    """FTS5's bulk hash size has no counterpart: the GIN index buffers inserts itself."""
+    """FTS5's bulk hash size has no counterpart (the GIN index buffers inserts itself); what
+    a large import needs here is fresh planner statistics. Searches read the most common
+    lexemes from them (``postgres.candidates``) and the planner picks between walking the
+    newest rows and asking the index by them; until autovacuum's next ANALYZE a store just
+    filled searched as if empty. So when the rows grew by a tenth or more (autovacuum's own
+    threshold), the owner's import ends with ANALYZE (a member may not: autovacuum will)."""
+    from zeromem_cli.storage.postgres.bulk import owns_tables
+
+    before = _estimated_rows(conn)
     yield
+    if owns_tables(conn):
+        after = conn.execute("SELECT count(*) AS n FROM memories").fetchone()["n"]
+        if after > 1.1 * max(before, 0) + 1000:
+            _analyze(conn)
+
+
+def _analyze(conn: Any) -> None:
+    """ANALYZE, given up (the import kept) when another session's VACUUM or ANALYZE holds the
+    table for more than a second: the statistics are a help, autovacuum refreshes them too."""
+    import psycopg
+
+    from zeromem_cli.storage.postgres.db import LOCK_TIMEOUT_MS
+
+    try:
+        with conn.transaction():
+            conn.execute("SET LOCAL lock_timeout = 1000")
+            conn.execute("ANALYZE memories")
+    except psycopg.errors.LockNotAvailable:
+        pass
+    finally:
+        conn.execute(f"SET lock_timeout = {LOCK_TIMEOUT_MS}")
+
+
+def _estimated_rows(conn: Any) -> float:
+    row = conn.execute(
+        "SELECT reltuples AS n FROM pg_class WHERE oid = to_regclass('memories')"
+    ).fetchone()
+    return float(row["n"]) if row is not None else 0.0

@@ -43,6 +43,14 @@ def holds_at_least(conn: sqlite3.Connection, matches: Iterable[str], count: int)
     return False
 
 
+def probe_first(conn: sqlite3.Connection) -> bool:
+    """Whether a search should probe that enough memories hold every query word
+    (``holds_at_least``) before ranking them: here, yes. FTS5 computes BM25 for every match
+    before it sorts them, so ranking a match set bound to fall short costs far more than
+    walking it."""
+    return True
+
+
 def count_matches(conn: sqlite3.Connection, match: str, cap: int) -> int:
     """How many memories ``match`` matches, counted up to ``cap``."""
     row = conn.execute(
