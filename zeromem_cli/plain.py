@@ -477,6 +477,7 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     session,
     related,
     related_share,
+    aggregate_session,
 ):
     _set(self, "coverage", coverage)
     _set(self, "date", date)
@@ -492,6 +493,7 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     _set(self, "session", session)
     _set(self, "related", related)
     _set(self, "related_share", related_share)
+    _set(self, "aggregate_session", aggregate_session)
 
 
 INITS["search.Ranking"] = _init_Ranking
