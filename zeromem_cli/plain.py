@@ -478,6 +478,7 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     related,
     related_share,
     aggregate_session,
+    context,
 ):
     _set(self, "coverage", coverage)
     _set(self, "date", date)
@@ -494,6 +495,7 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     _set(self, "related", related)
     _set(self, "related_share", related_share)
     _set(self, "aggregate_session", aggregate_session)
+    _set(self, "context", context)
 
 
 INITS["search.Ranking"] = _init_Ranking

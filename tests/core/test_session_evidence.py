@@ -49,10 +49,11 @@ def _two_sessions(path: Path) -> tuple[int, int]:
 def test_the_turn_of_the_matching_session_ranks_first(db_path: Path) -> None:
     in_camping, in_office = _two_sessions(db_path)
     with MemoryStore(db_path, user="alice", session="later", clock=lambda: LATER) as store:
-        order = [m.id for m in store.search(QUESTION)]
+        alone = Ranking(context=0.0)  # session evidence alone, no conversation context
+        order = [m.id for m in store.search(QUESTION, ranking=alone)]
         assert order.index(in_camping) < order.index(in_office)
         # Without session evidence the two identical turns tie and the newer one wins.
-        flat = [m.id for m in store.search(QUESTION, ranking=Ranking(session=0.0))]
+        flat = [m.id for m in store.search(QUESTION, ranking=alone._replace(session=0.0))]
         assert flat.index(in_office) < flat.index(in_camping)
 
 
