@@ -5,12 +5,17 @@
 1. FTS5 finds the memories matching the parsed query (``ParsedQuery.match``: stop words
    dropped, terms OR-ed, prefix and verb variants) within the scope and filters, and BM25 orders
    them, with the labels a user chose (key, tags, category) weighted above the body text
-   (``storage.candidates``). The best ``limit + pool`` of them are kept.
+   (``storage.candidates``). The best ``limit + pool`` of them are kept. The query's related
+   English words (``text.related``: ``relatives`` -> ``cousin``) are ranked in a second pass
+   whose BM25 counts ``Ranking.related`` of the asked words' and is added to theirs.
 2. Those candidates are re-scored in Python: BM25 times factors for a date the query names
    ("in May 2023", "last week" -> memories created then, x2) and, gently, importance, pinned
    and recency; plus a bonus for holding more of the query's words (all of them: + the best
    candidate's score). Then session evidence: a turn of a session that matches the question
-   less well than the best session loses up to ``Ranking.session`` of its score. Every
+   less well than the best session loses up to ``Ranking.session`` of its score, and a
+   candidate written next to one of the best hits in its session borrows part of that hit's
+   score (the conversation context); a question adding things up ("how many", "in total")
+   takes neither. Every
    factor was measured (``python -m benchmarks.retrieval --ablation``). None can lift a memory
    that does not match the query.
 
