@@ -137,6 +137,8 @@ ABLATIONS = {
     "default": Ranking(),
     "no coverage factor": Ranking(coverage=0.0),
     "no session evidence": Ranking(session=0.0),
+    "no conversation context": Ranking(context=0.0),
+    "no related words": Ranking(related=0.0),
     "no date factor": Ranking(date=0.0),
     "no verb variants": Ranking(variants=False),
     "no prefix variants": Ranking(prefix=False),
@@ -151,6 +153,8 @@ ABLATIONS = {
         pinned=0.0,
         recency=0.0,
         session=0.0,
+        context=0.0,
+        related=0.0,
         pool=0,
     ),
 }

@@ -475,6 +475,10 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     all_words_first,
     coverage_chars,
     session,
+    related,
+    related_share,
+    aggregate_session,
+    context,
 ):
     _set(self, "coverage", coverage)
     _set(self, "date", date)
@@ -488,6 +492,10 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     _set(self, "all_words_first", all_words_first)
     _set(self, "coverage_chars", coverage_chars)
     _set(self, "session", session)
+    _set(self, "related", related)
+    _set(self, "related_share", related_share)
+    _set(self, "aggregate_session", aggregate_session)
+    _set(self, "context", context)
 
 
 INITS["search.Ranking"] = _init_Ranking

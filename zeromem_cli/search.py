@@ -5,12 +5,17 @@
 1. FTS5 finds the memories matching the parsed query (``ParsedQuery.match``: stop words
    dropped, terms OR-ed, prefix and verb variants) within the scope and filters, and BM25 orders
    them, with the labels a user chose (key, tags, category) weighted above the body text
-   (``storage.candidates``). The best ``limit + pool`` of them are kept.
+   (``storage.candidates``). The best ``limit + pool`` of them are kept. The query's related
+   English words (``text.related``: ``relatives`` -> ``cousin``) are ranked in a second pass
+   whose BM25 counts ``Ranking.related`` of the asked words' and is added to theirs.
 2. Those candidates are re-scored in Python: BM25 times factors for a date the query names
    ("in May 2023", "last week" -> memories created then, x2) and, gently, importance, pinned
    and recency; plus a bonus for holding more of the query's words (all of them: + the best
    candidate's score). Then session evidence: a turn of a session that matches the question
-   less well than the best session loses up to ``Ranking.session`` of its score. Every
+   less well than the best session loses up to ``Ranking.session`` of its score, and a
+   candidate written next to one of the best hits in its session borrows part of that hit's
+   score (the conversation context); a question adding things up ("how many", "in total")
+   takes neither. Every
    factor was measured (``python -m benchmarks.retrieval --ablation``). None can lift a memory
    that does not match the query.
 
@@ -43,6 +48,7 @@ from zeromem_cli.text.query import (
     parse_query,
     quote,
 )
+from zeromem_cli.text.related import related_words
 from zeromem_cli.text.spelling import spelling_variants
 from zeromem_cli.times import from_iso
 
@@ -77,6 +83,28 @@ class Ranking(FrozenRecord):
     # halves of LoCoMo (each session its own) and LongMemEval_S dev, with the other session
     # strengths tried (``python -m benchmarks.retrieval --per-session``).
     session: float = 0.5
+    # Related words (``text.related``: synonyms and kinds, ``relatives`` -> ``cousin``): their
+    # BM25 counts ``related`` of a query word's own (0: not searched), and a memory holding a
+    # word only through one counts ``related_share`` of it for coverage. Chosen on the tuning
+    # halves (BM25 weight 0.15/0.3/0.5/0.7/1.0 tried: LongMemEval_S turn R@10
+    # 0.881/0.885/0.895/0.895/0.906, LoCoMo R@10 flat at 0.696-0.699): 0.5 keeps a memory
+    # holding the asked word above one holding a related word only.
+    related: float = 0.5
+    related_share: float = 0.3
+    # A question adding things up across conversations ("how many", "in total", "both"):
+    # session evidence is this share of ``session`` for it (its answer is spread over several
+    # sessions, each holding part of the question): session evidence and the conversation
+    # context (``context``) are this share of themselves for it. Tuning halves, 1.0/0.5/0
+    # without ``context``: LongMemEval_S pack@1000 0.885/0.892/0.892, LoCoMo R@10
+    # 0.697/0.696/0.696; with ``context`` 0.3, 0.5/0: LongMemEval_S turn R@10 0.871/0.895,
+    # LoCoMo 0.730/0.729.
+    aggregate_session: float = 0.0
+    # Conversation context among the candidates (``_lent_by_neighbours``): a turn written next
+    # to one of the best hits in its session borrows this share of that hit's score. Tuning
+    # halves, 0.2/0.3/0.4/0.5/0.6 (questions adding things up left out): LoCoMo R@10
+    # 0.723/0.729/0.735/0.731/0.730; LongMemEval_S turn R@10 -/0.895/0.906/0.906/0.927,
+    # session hit@5 -/0.957/0.957/0.957/0.936 (0.2 was tried before that gate only).
+    context: float = 0.4
 
 
 DEFAULT_RANKING = Ranking()
@@ -118,10 +146,95 @@ def run_search(
         )
     if len(ranked) < candidates:  # too few hold every word: rank every memory holding any
         ranked = storage.ranked(conn, scope, now, match, filters, candidates, words=groups)
+    related = _related(query) if ranking.related > 0 else {}
+    if related:
+        related = _rare_related(conn, related)
+    if related:
+        terms = [[Term(word)] for word in dict.fromkeys(w for ws in related.values() for w in ws)]
+        extra = storage.ranked(
+            conn,
+            scope,
+            now,
+            " OR ".join(t[0].expression() for t in terms),
+            filters,
+            candidates,
+            words=terms,
+        )
+        ranked = _merged(ranked, extra, ranking.related, candidates)
+        holders = {row["id"] for row, _ in extra}
+    else:
+        holders = set()
     asked = as_of or now
     hint = date_hint(query.text, asked)
     words = list(query.content) if ranking.coverage or ranking.session else []
-    return _rescored(ranked, asked, ranking, hint, words, filters, limit)
+    return _rescored(
+        ranked, asked, ranking, hint, words, filters, limit, (related, holders), query.text
+    )
+
+
+def _related(query: ParsedQuery) -> dict[str, tuple[str, ...]]:
+    """Each content word of ``query`` with its related words (``text.related``) that are
+    not query words themselves; words with none are left out."""
+    asked = [word.lower() for word in query.content]
+    found: dict[str, tuple[str, ...]] = {}
+    for word in query.content:
+        others = tuple(w for w in related_words(word) if not any(_same_root(w, a) for a in asked))
+        if others:
+            found[word] = others
+    return found
+
+
+# A related word matching more memories than this is left out: its BM25 weight is small
+# (common), and ranking its matches was the whole cost of the related pass on the 100k
+# synthetic store (a search with a common related word took twice as long). No
+# conversation-sized store reaches it, so the quality figures do not depend on it.
+RELATED_MAX_MATCHES = 1000
+
+
+def _rare_related(
+    conn: sqlite3.Connection, related: dict[str, tuple[str, ...]]
+) -> dict[str, tuple[str, ...]]:
+    """``related`` without the related words matching more than ``RELATED_MAX_MATCHES``
+    memories (probed without ranking: a walk of at most that many index entries each)."""
+    common = {
+        word
+        for word in dict.fromkeys(w for ws in related.values() for w in ws)
+        if storage.holds_at_least(conn, [quote(word)], RELATED_MAX_MATCHES + 1)
+    }
+    if not common:
+        return related
+    kept = {key: tuple(w for w in ws if w not in common) for key, ws in related.items()}
+    return {key: ws for key, ws in kept.items() if ws}
+
+
+def _same_root(one: str, other: str) -> bool:
+    """Whether two words are likely forms of one word (game / gaming, start / started): the
+    index's stemmer or the prefix variant finds them already, and as a related word one would
+    only count twice."""
+    shared = 0
+    for a, b in zip(one, other, strict=False):
+        if a != b:
+            break
+        shared += 1
+    return shared >= 3 and shared >= min(len(one), len(other)) - 1
+
+
+def _merged(
+    ranked: list[tuple[sqlite3.Row, float]],
+    extra: list[tuple[sqlite3.Row, float]],
+    weight: float,
+    candidates: int,
+) -> list[tuple[sqlite3.Row, float]]:
+    """The candidates of the query and of its related words as one list, best first: BM25
+    adds up over terms, so a memory's rank is its query rank plus ``weight`` times its
+    related-words rank (a memory missing from one list counts 0 there)."""
+    rows = {row["id"]: row for row, _ in ranked}
+    rank = {row["id"]: score for row, score in ranked}
+    for row, score in extra:
+        rows.setdefault(row["id"], row)
+        rank[row["id"]] = rank.get(row["id"], 0.0) + weight * score
+    order = sorted(rank, key=lambda key: (rank[key], -key))[:candidates]
+    return [(rows[key], rank[key]) for key in order]
 
 
 def run_fts_search(
@@ -167,12 +280,20 @@ def _rescored(
     words: list[str],
     filters: Filters,
     limit: int,
+    related: tuple[Mapping[str, Sequence[str]], set[int]] | None = None,
+    query_text: str | None = None,
 ) -> list[tuple[sqlite3.Row, float]]:
-    """Stage 2: the candidates re-scored, best first, the first ``limit`` kept."""
+    """Stage 2: the candidates re-scored, best first, the first ``limit`` kept.
+    ``related``: query words with their related words (``_related``), and the ids of the
+    memories the related pass found (only those can hold one).
+    ``query_text``: the question as asked (``_aggregates``)."""
     rows = [row for row, _ in ranked]
     in_period = hint.test if hint is not None else None
     found = _found(words, rows)
-    coverage = [sum(held) / len(held) if held else 0.0 for held in found]
+    shares = [[1.0 if hit else 0.0 for hit in held] for held in found]
+    if related and related[1] and words:
+        _add_related(shares, found, words, rows, related, ranking.related_share)
+    coverage = [sum(held) / len(held) if held else 0.0 for held in shares]
     base = [_score(row, rank, now, ranking, in_period) for row, rank in ranked]
     # Coverage is added on the scale of the best candidate: holding the whole query is worth
     # ``ranking.coverage`` times the top score, whatever the query's BM25 magnitude.
@@ -186,12 +307,96 @@ def _rescored(
         )
         for row, score, share in zip(rows, base, coverage, strict=True)
     ]
-    if ranking.session > 0 and words:
-        scored = _session_evidence(scored, found, ranking.session)
+    session, context = ranking.session, ranking.context
+    if (session > 0 or context > 0) and query_text is not None and _aggregates(query_text):
+        session *= ranking.aggregate_session
+        context *= ranking.aggregate_session
+    if session > 0 and words:
+        scored = _session_evidence(scored, found, session)
+    if context > 0:
+        scored = _lent_by_neighbours(scored, context)
     scored.sort(key=lambda pair: (-pair[1], -pair[0]["id"]))
     if filters.min_score is not None:
         scored = [pair for pair in scored if pair[1] >= filters.min_score]
     return scored[:limit]
+
+
+_AGGREGATE = re.compile(
+    r"\b(?:how many|how much|in total|total|altogether|combined|both|all (?:the|of)|"
+    r"each of|every time|so far)\b"
+    r"|,\s*the\b[^?]*\bor\b",  # "which came first, the thermostat or the router?"
+    re.IGNORECASE,
+)
+
+
+def _aggregates(text: str) -> bool:
+    """Whether a question adds things up ("how many", "in total", "both of my"): its answer
+    is usually spread over several conversations."""
+    return _AGGREGATE.search(text) is not None
+
+
+def _add_related(
+    shares: list[list[float]],
+    found: list[list[bool]],
+    words: list[str],
+    rows: list[sqlite3.Row],
+    related: tuple[Mapping[str, Sequence[str]], set[int]],
+    weight: float,
+) -> None:
+    """A query word a candidate misses but holds a related word of counts ``weight`` of a
+    word in ``shares``. Only the candidates the related pass found are tested."""
+    others_of, holders = related
+    asked = [(i, others_of[word]) for i, word in enumerate(words) if word in others_of]
+    if not asked:
+        return
+    flat = list(dict.fromkeys(w for _, others in asked for w in others))
+    where = {w: n for n, w in enumerate(flat)}
+    test = _WordTest(flat)
+    for row, share, hits in zip(rows, shares, found, strict=True):
+        if row["id"] not in holders:
+            continue
+        holds = test(row)
+        for i, others in asked:
+            if not hits[i] and any(holds[where[w]] for w in others):
+                share[i] = weight
+
+
+CONTEXT_SOURCES = 10  # the best hits that lend to their neighbours
+CONTEXT_SPAN = 2  # write-order steps on each side
+CONTEXT_DECAY = 0.8  # each step further lends this much less
+CONTEXT_LEND_CHARS = 300.0  # a longer neighbour borrows in proportion (as pack's context)
+
+
+def _lent_by_neighbours(
+    scored: list[tuple[sqlite3.Row, float]], weight: float
+) -> list[tuple[sqlite3.Row, float]]:
+    """Candidates written just before or after one of the best hits, in its session, borrow
+    ``weight`` of its score: the answer to a question often follows the turn naming its
+    topic and shares no word with it. Only candidates take part (no extra read)."""
+    origin = {row["id"]: (row["agent"], row["session"]) for row, _ in scored if row["session"]}
+    if len(origin) < 2:
+        return scored
+    best = sorted(
+        ((score, row["id"]) for row, score in scored if row["id"] in origin), reverse=True
+    )[:CONTEXT_SOURCES]
+    bonus: dict[int, float] = {}
+    for score, source in best:
+        for step in range(1, CONTEXT_SPAN + 1):
+            for other in (source - step, source + step):
+                if origin.get(other) == origin[source]:
+                    lent = weight * score * CONTEXT_DECAY ** (step - 1)
+                    bonus[other] = max(bonus.get(other, 0.0), lent)
+    if not bonus:
+        return scored
+    return [
+        (
+            row,
+            score
+            + bonus.get(row["id"], 0.0)
+            * min(1.0, CONTEXT_LEND_CHARS / max(len(row["content"]), 1)),
+        )
+        for row, score in scored
+    ]
 
 
 def _session_evidence(

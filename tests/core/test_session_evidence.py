@@ -49,10 +49,11 @@ def _two_sessions(path: Path) -> tuple[int, int]:
 def test_the_turn_of_the_matching_session_ranks_first(db_path: Path) -> None:
     in_camping, in_office = _two_sessions(db_path)
     with MemoryStore(db_path, user="alice", session="later", clock=lambda: LATER) as store:
-        order = [m.id for m in store.search(QUESTION)]
+        alone = Ranking(context=0.0)  # session evidence alone, no conversation context
+        order = [m.id for m in store.search(QUESTION, ranking=alone)]
         assert order.index(in_camping) < order.index(in_office)
         # Without session evidence the two identical turns tie and the newer one wins.
-        flat = [m.id for m in store.search(QUESTION, ranking=Ranking(session=0.0))]
+        flat = [m.id for m in store.search(QUESTION, ranking=alone._replace(session=0.0))]
         assert flat.index(in_office) < flat.index(in_camping)
 
 
@@ -86,3 +87,21 @@ def test_facts_outside_a_session_keep_their_score(db_path: Path) -> None:
         flat = {m.id: m.score for m in store.search(QUESTION, ranking=Ranking(session=0.0))}
         assert scores[fact] == flat[fact]
         assert any(scores[i] < flat[i] for i in scores if i != fact)  # a weaker session's turn
+
+
+def test_a_question_adding_things_up_leans_less_on_one_session(db_path: Path) -> None:
+    # "How many ... in total": each session holds a part of the answer, so the session holding
+    # fewer of the question's words keeps more of its score than for other questions.
+    with MemoryStore(db_path, user="dana") as store:
+        _write(store, "big", ["the big tank holds ten tetras", "tetras in the big tank"], 0)
+        small = _write(store, "small", ["the betta lives in the small tank"], 3)[0]
+    with MemoryStore(db_path, user="dana", session="later", clock=lambda: LATER) as store:
+
+        def score(question: str, **ranking: float) -> float:
+            hits = store.search(question, ranking=Ranking(**ranking))
+            return next(m.score or 0.0 for m in hits if m.id == small)
+
+        plain_question = "tetras in the big or small tank"
+        adding_up = "how many tetras in total in the big or small tank"
+        assert score(adding_up) > score(adding_up, aggregate_session=1.0)
+        assert score(plain_question) == score(plain_question, aggregate_session=1.0)

@@ -400,7 +400,9 @@ def _search(
                 query,
                 limit=limit,
                 filters=filters,
-                ranking=DEFAULT_RANKING,
+                # pack lends to neighbours itself (``context_bonus``, reading beyond the
+                # candidates): search's own conversation context would count twice.
+                ranking=DEFAULT_RANKING._replace(context=0.0),
                 as_of=as_of,
             )
         ]
