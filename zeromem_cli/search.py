@@ -191,15 +191,22 @@ def _related(query: ParsedQuery) -> dict[str, tuple[str, ...]]:
 RELATED_MAX_MATCHES = 1000
 
 
+def is_common(conn: sqlite3.Connection, word: str, more_than: int = RELATED_MAX_MATCHES) -> bool:
+    """Whether ``word`` (exactly, no variants) matches more than ``more_than`` memories:
+    probed without ranking, a walk of at most that many index entries. An added word this
+    common weighs little in BM25 and costs a search the most (related words, pack's feedback)."""
+    return storage.holds_at_least(conn, [quote(word)], more_than + 1)
+
+
 def _rare_related(
     conn: sqlite3.Connection, related: dict[str, tuple[str, ...]]
 ) -> dict[str, tuple[str, ...]]:
     """``related`` without the related words matching more than ``RELATED_MAX_MATCHES``
-    memories (probed without ranking: a walk of at most that many index entries each)."""
+    memories (``is_common``)."""
     common = {
         word
         for word in dict.fromkeys(w for ws in related.values() for w in ws)
-        if storage.holds_at_least(conn, [quote(word)], RELATED_MAX_MATCHES + 1)
+        if is_common(conn, word)
     }
     if not common:
         return related

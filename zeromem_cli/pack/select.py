@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -51,7 +51,7 @@ from zeromem_cli.pack.format import (
 )
 from zeromem_cli.pack.tokens import Tokenizer, get_tokenizer
 from zeromem_cli.plain import FrozenRecord, Record, field
-from zeromem_cli.search import DEFAULT_RANKING, run_search
+from zeromem_cli.search import DEFAULT_RANKING, is_common, run_search
 from zeromem_cli.storage import memories as stored
 from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import ParsedQuery, parse_query
@@ -258,6 +258,13 @@ def fill(
     chosen: list[Candidate] = []
     kept: list[tuple[Candidate, frozenset[str]]] = []
 
+    def beyond(candidate: Candidate, room: float) -> bool:
+        """Proved not to fit ``room`` without counting it: once the budget is nearly full,
+        most candidates (``Tokenizer.least``; -1 for the empty unit's rounding, as ``floor``)."""
+        if candidate.tokens:
+            return candidate.tokens > room
+        return floor - 1 + tokenizer.least(formatter.content_of(candidate.memory)) > room
+
     def cost(candidate: Candidate) -> int:
         # A unit's cost: its own count without the tokenizer's per-text overhead (already
         # paid by the skeleton); the exact count of the whole text is checked below.
@@ -271,8 +278,10 @@ def fill(
         if budget - used < floor:
             candidate.status = f"over budget ({budget - used} left)"
             return
-        if used + cost(candidate) > budget:
-            candidate.status = f"over budget ({candidate.tokens} tokens, {budget - used} left)"
+        if beyond(candidate, budget - used) or used + cost(candidate) > budget:
+            left = budget - used
+            size = f"{candidate.tokens}" if candidate.tokens else f"> {left}"
+            candidate.status = f"over budget ({size} tokens, {left} left)"
             return
         # Near-duplicates are looked for only among what fits: once the budget is nearly
         # full most candidates stop here, before the costlier word-set comparison.
@@ -294,6 +303,7 @@ def fill(
             candidate.memory.pinned
             and pinned_room - pinned_used > floor  # else no unit fits the pinned share
             and budget - used >= floor
+            and not beyond(candidate, pinned_room - pinned_used)
             and pinned_used + cost(candidate) <= pinned_room
         ):
             before = used
@@ -314,12 +324,19 @@ def fill(
         dropped.status = "dropped: the whole text counted over budget"
 
 
-def expansion_terms(query: str | ParsedQuery, hits: Sequence[Memory]) -> list[str]:
+def expansion_terms(
+    query: str | ParsedQuery,
+    hits: Sequence[Memory],
+    common: Callable[[str], bool] | None = None,
+) -> list[str]:
     """Pseudo-relevance feedback: the words that best characterise the top hits.
 
     The words of the ``FEEDBACK_DOCS`` best hits that the query lacks, each weighted by how
     rare it is among all ``hits`` (a word in every candidate says nothing), summed over the
     top hits; the ``FEEDBACK_TERMS`` heaviest, ties broken alphabetically (deterministic).
+    ``common(word)``: words to pass over for the next heaviest (``search.is_common``: on a
+    large store a word held by thousands of memories says little and is the costliest part
+    of the feedback search), at most ``FEEDBACK_TERMS`` of them asked about.
     """
     if not hits:
         return []
@@ -331,8 +348,18 @@ def expansion_terms(query: str | ParsedQuery, hits: Sequence[Memory]) -> list[st
         for word in found:
             if len(word) >= 3 and not word.isdigit():
                 weight[word] = weight.get(word, 0.0) + math.log((len(hits) + 1) / frequency[word])
-    ranked = sorted(weight.items(), key=lambda item: (-item[1], item[0]))
-    return [word for word, value in ranked[:FEEDBACK_TERMS] if value > 0]
+    ranked = [
+        word for word, value in sorted(weight.items(), key=lambda i: (-i[1], i[0])) if value > 0
+    ]
+    if common is None:
+        return ranked[:FEEDBACK_TERMS]
+    kept: list[str] = []
+    for word in ranked[: 2 * FEEDBACK_TERMS]:
+        if not common(word):
+            kept.append(word)
+            if len(kept) == FEEDBACK_TERMS:
+                break
+    return kept
 
 
 def _add_relevance(
@@ -481,7 +508,7 @@ def pack(
         parsed = parse_query(require_utf8(query, "query"))
         hits = _search(conn, scopes, now, parsed, pool, filters, as_of)
         _add_relevance(hits, 1.0, relevance, memories)
-        expansion = expansion_terms(parsed, hits)
+        expansion = expansion_terms(parsed, hits, lambda word: is_common(conn, word))
         if expansion:
             second = _search(
                 conn, scopes, now, parse_query(" ".join(expansion)), pool, filters, as_of

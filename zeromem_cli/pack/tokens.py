@@ -44,6 +44,13 @@ class Tokenizer(Protocol):
 
     def count(self, text: str) -> int: ...
 
+    def least(self, text: str) -> int:
+        """A lower bound of the tokens ``text`` adds to any text that holds it between
+        characters that are not ASCII letters, with its ASCII letters, digits and non-ASCII
+        characters unchanged (how every pack format places a memory's text), far cheaper than
+        ``count``: pack skips a memory it proves cannot fit without counting it."""
+        ...
+
 
 # -- approx -------------------------------------------------------------------------------------
 
@@ -123,6 +130,18 @@ class ApproxTokenizer:
         total += 100 * len(raw.translate(None, _NOT_CONTROL))
         total += _PUNCT * punct
         return -(-total // 100)
+
+    def least(self, text: str) -> int:
+        """``Tokenizer.least``: the words (runs of ASCII letters) and the non-ASCII characters
+        only, each at its lowest rate (a non-ASCII character costs at least one token: a CJK
+        one more, any other one per UTF-8 byte). Between non-letters a word cannot merge with
+        what surrounds it, and every other piece ``count`` charges is never negative."""
+        raw = text.encode("ascii", "replace")
+        words = raw.translate(_LETTERS).split()
+        total = _WORD * len(words) + _WORD_PER_CHAR * sum(map(len, words))
+        if not text.isascii():
+            total += 100 * (raw.count(b"?") - text.count("?"))
+        return total // 100
 
 
 # -- exact (tiktoken) ---------------------------------------------------------------------------
@@ -231,6 +250,11 @@ class ExactTokenizer:
     def count(self, text: str) -> int:
         # disallowed_special=(): a memory that contains "<|endoftext|>" is text, not a marker.
         return len(self._encoding.encode(text, disallowed_special=()))
+
+    def least(self, text: str) -> int:
+        """No cheap bound holds for a BPE vocabulary (a piece may join letters of several
+        scripts): 0, so pack counts every memory it considers."""
+        return 0
 
 
 @cache
