@@ -4,8 +4,12 @@ offline and refuse clearly when their extra is missing."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.models import Memory
+from zeromem_cli.pack.format import FORMATS, Formatter, masked_content, plain_content
 from zeromem_cli.pack.tokens import ApproxTokenizer, count_tokens, get_tokenizer
 
 SAMPLES = [
@@ -102,3 +106,74 @@ def test_approx_count_is_exactly_the_regex_one() -> None:
     for _ in range(5000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
         assert approx.count(text) == _regex_approx(text), repr(text)
+
+
+_PIECES = st.sampled_from(
+    [
+        "word",
+        "Jolene",
+        "extraordinarily",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\n\n",
+        "12",
+        "3",
+        "4567",
+        "!",
+        "?",
+        "...",
+        "<",
+        ">",
+        "&",
+        '"',
+        "\\",
+        "#",
+        "- ",
+        "1. ",
+        "周报",
+        "會議",
+        "テキスト",
+        "한국어",
+        "é",
+        "🎉",
+        "\x1b",
+        "\u202e",
+        "password=hunter22xyz",
+        "my password is swordfish",
+        "sk-abcdefghijklmnopqrstuvwx",
+        "ghp_" + "a" * 36,
+        "-----BEGIN PRIVATE KEY-----",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    content=st.lists(_PIECES, min_size=1, max_size=30).map("".join),
+    category=st.sampled_from(["fact", "", "偏好", "a&b"]),
+    pinned=st.booleans(),
+    memory_id=st.integers(1, 10**9),
+)
+def test_least_never_exceeds_what_a_memory_costs_in_any_format(
+    content: str, category: str, pinned: bool, memory_id: int
+) -> None:
+    """pack skips a memory without counting it when ``least`` says it cannot fit: the bound
+    must hold in every format, masked or revealed, for any text a store can hold."""
+    approx = ApproxTokenizer()
+    memory = Memory(
+        id=memory_id,
+        uid="u",
+        content=content,
+        category=category,
+        pinned=pinned,
+        created_at="2026-01-02T03:04:05Z",
+    )
+    empty = Memory(id=0, uid="", content="", category="", created_at="0000-00-00")
+    for fmt in FORMATS:
+        for content_of in (masked_content, plain_content):
+            formatter = Formatter(fmt, None, content_of, mask_labels=content_of is masked_content)
+            floor = approx.count(formatter.unit(empty)) - approx.overhead - 1
+            cost = approx.count(formatter.unit(memory)) - approx.overhead
+            assert cost >= floor - 1 + approx.least(content_of(memory)), (fmt, content)
