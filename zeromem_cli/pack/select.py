@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -147,11 +147,23 @@ class PackResult(Record):
 
 
 def _recency(memory: Memory, now: datetime, half_life_days: float) -> float:
-    stamp = memory.updated_at or memory.created_at
+    return _recency_of(memory.updated_at or memory.created_at, now, half_life_days)
+
+
+def _recency_of(stamp: str | None, now: datetime, half_life_days: float) -> float:
     if not stamp:
         return 0.0
     age_days = max(0.0, (now - from_iso(stamp)).total_seconds() / 86400)
     return float(0.5 ** (age_days / half_life_days))
+
+
+def _access(count: int) -> float:
+    return min(1.0, math.log1p(count) / _ACCESS_SATURATION)
+
+
+def _standing(weights: Weights, importance: float, recency: float, access: float) -> float:
+    """What orders memories of equal relevance (every one a query does not match)."""
+    return weights.importance * importance + weights.recency * recency + weights.access * access
 
 
 def score_candidates(
@@ -178,8 +190,8 @@ def score_candidates(
         rel = relevance.get(memory.id, 0.0) / top + lent if top > 0 else 0.0
         imp = memory.importance / 10
         rec = _recency(memory, now, weights.half_life_days)
-        acc = min(1.0, math.log1p(memory.access_count) / _ACCESS_SATURATION)
-        others = weights.importance * imp + weights.recency * rec + weights.access * acc
+        acc = _access(memory.access_count)
+        others = _standing(weights, imp, rec, acc)
         score = rel * (weights.relevance + others) if top > 0 else others
         candidates.append(Candidate(memory, rel, imp, rec, acc, score, context=lent))
     # Equal scores (every memory the query does not match scores 0) go by the other parts:
@@ -188,11 +200,7 @@ def score_candidates(
         key=lambda c: (
             not c.memory.pinned,
             -c.score,
-            -(
-                weights.importance * c.importance
-                + weights.recency * c.recency
-                + weights.access * c.access
-            ),
+            -_standing(weights, c.importance, c.recency, c.access),
             -c.memory.id,
         )
     )
@@ -442,6 +450,37 @@ def _search(
     return hits[:limit]
 
 
+def _pinned(
+    conn: sqlite3.Connection,
+    scope: Scope,
+    filters: Filters,
+    now: datetime,
+    budget: int,
+    formatter: Formatter,
+    counter: Tokenizer,
+    weights: Weights,
+    as_of: datetime | None,
+    known: Collection[int],
+) -> list[int]:
+    """The ids of the pinned memories a pack with a query may hold besides ``known`` (its
+    search hits and what it excludes), best first by what ranks those the query does not
+    match (``_standing``): no more than the budget holds of the format's smallest unit.
+    Only these are read in full."""
+    smallest = counter.count(formatter.unit(_EMPTY)) - counter.overhead - 1
+    standing = stored.pinned_standing(
+        conn, scope, filters, now, limit=validation.check_limit(max_lines(budget))
+    )
+    standing = [s for s in standing if s[0] not in known]
+    asked, half_life = as_of or now, weights.half_life_days
+    standing.sort(
+        key=lambda s: (
+            -_standing(weights, s[1] / 10, _recency_of(s[2], asked, half_life), _access(s[3])),
+            -s[0],
+        )
+    )
+    return [s[0] for s in standing[: max(1, budget // max(1, smallest))]]
+
+
 def max_lines(budget: int) -> int:
     """More memories than this cannot fit ``budget``: every packed memory costs at least two
     tokens in any format and tokenizer (its text and a separator), so loading more pinned
@@ -527,16 +566,24 @@ def pack(
             weight=weights.context,
             window=timedelta(minutes=weights.context_window_minutes),
         )
+    exclude = set(exclude)
     for each in scopes:
-        extra = stored.pack_candidates(
-            conn,
-            each,
-            filters,
-            now,
-            limit=validation.check_limit(pool),
-            pinned_limit=validation.check_limit(max_lines(budget)),
-            pinned_only=bool(query and query.strip()),
-        )
+        if relevance or (query is not None and query.strip()):
+            known = memories.keys() | exclude
+            ids = _pinned(
+                conn, each, filters, now, budget, formatter, counter, weights, as_of, known
+            )
+            extra = stored.by_ids(conn, ids)
+        else:
+            extra = stored.pack_candidates(
+                conn,
+                each,
+                filters,
+                now,
+                limit=validation.check_limit(pool),
+                pinned_limit=validation.check_limit(max_lines(budget)),
+                pinned_only=False,
+            )
         for memory in extra:
             memories.setdefault(memory.id, memory)
     for memory_id in exclude:

@@ -132,6 +132,27 @@ def pack_candidates(
     return [to_memory(r) for r in unique.values()]
 
 
+def pinned_standing(
+    conn: Any, scope: Scope, filters: Filters, now: datetime, *, limit: int
+) -> list[tuple[int, int, str, int]]:
+    where, params = filter_clause(filters, now)
+    params.update(limit=limit, **scope_params(scope))
+    rows = conn.execute(
+        "SELECT m.id, m.importance, m.updated_at, m.created_at, m.access_count FROM memories m "
+        f"WHERE {scope_sql(scope)} AND {where} AND m.pinned = 1 "
+        "ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC LIMIT %(limit)s",
+        params,
+    ).fetchall()
+    return [(r[0], r[1], r[2] or r[3], r[4]) for r in rows]
+
+
+def by_ids(conn: Any, ids: Iterable[int]) -> list[Memory]:
+    rows = conn.execute(
+        f"SELECT {M_COLUMNS} FROM memories m WHERE m.id = ANY(%(ids)s)", {"ids": list(ids)}
+    ).fetchall()
+    return [to_memory(r) for r in rows]
+
+
 def neighbours(
     conn: Any,
     scope: Scope,

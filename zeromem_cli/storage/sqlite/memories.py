@@ -201,6 +201,32 @@ def pack_candidates(
     return [to_memory(r) for r in unique.values()]
 
 
+def pinned_standing(
+    conn: sqlite3.Connection, scope: Scope, filters: Filters, now: datetime, *, limit: int
+) -> list[tuple[int, int, str, int]]:
+    """(id, importance, last change, access count) of the pinned memories of ``scope``, most
+    important first, at most ``limit``: what pack ranks them by, without reading their text
+    (a store may pin hundreds, of which a budget holds a few)."""
+    where, params = filter_clause(filters, now)
+    params.update(limit=limit, **scope_params(scope))
+    rows = conn.execute(
+        "SELECT m.id, m.importance, m.updated_at, m.created_at, m.access_count FROM memories m "
+        f"WHERE {scope_sql(scope)} AND {where} AND m.pinned = 1 "
+        "ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC LIMIT :limit",
+        params,
+    ).fetchall()
+    return [(r[0], r[1], r[2] or r[3], r[4]) for r in rows]
+
+
+def by_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> list[Memory]:
+    """The records of ``ids`` (found by a scoped read just before), in no particular order."""
+    rows = conn.execute(
+        "SELECT * FROM memories WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(ids)),),
+    ).fetchall()
+    return [to_memory(r) for r in rows]
+
+
 def neighbours(
     conn: sqlite3.Connection,
     scope: Scope,
