@@ -51,7 +51,7 @@ from zeromem_cli.pack.format import (
 )
 from zeromem_cli.pack.tokens import Tokenizer, get_tokenizer
 from zeromem_cli.plain import FrozenRecord, Record, field
-from zeromem_cli.search import DEFAULT_RANKING, is_common, run_search
+from zeromem_cli.search import DEFAULT_RANKING, held_by_few, may_hold_common_words, run_search
 from zeromem_cli.storage import memories as stored
 from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import ParsedQuery, parse_query
@@ -342,9 +342,9 @@ def expansion_terms(
     The words of the ``FEEDBACK_DOCS`` best hits that the query lacks, each weighted by how
     rare it is among all ``hits`` (a word in every candidate says nothing), summed over the
     top hits; the ``FEEDBACK_TERMS`` heaviest, ties broken alphabetically (deterministic).
-    ``common(word)``: words to pass over for the next heaviest (``search.is_common``: on a
+    ``common(word)``: words to pass over for the next heaviest (``search.held_by_few``: on a
     large store a word held by thousands of memories says little and is the costliest part
-    of the feedback search), at most ``FEEDBACK_TERMS`` of them asked about.
+    of the feedback search), at most ``2 * FEEDBACK_TERMS`` of them asked about.
     """
     if not hits:
         return []
@@ -547,7 +547,10 @@ def pack(
         parsed = parse_query(require_utf8(query, "query"))
         hits = _search(conn, scopes, now, parsed, pool, filters, as_of)
         _add_relevance(hits, 1.0, relevance, memories)
-        expansion = expansion_terms(parsed, hits, lambda word: is_common(conn, word))
+        few: Callable[[str], bool] | None = None
+        if may_hold_common_words(conn):  # a large store: feedback words held by a few only
+            few = lambda word: not held_by_few(conn, word)  # noqa: E731
+        expansion = expansion_terms(parsed, hits, few)
         if expansion:
             second = _search(
                 conn, scopes, now, parse_query(" ".join(expansion)), pool, filters, as_of

@@ -13,4 +13,5 @@ check_expression = _sqlite.check_expression
 holds_at_least = forwarded("candidates", _sqlite.holds_at_least)
 probe_first = forwarded("candidates", _sqlite.probe_first)
 count_matches = forwarded("candidates", _sqlite.count_matches)
+larger_than = forwarded("candidates", _sqlite.larger_than)
 ranked = forwarded("candidates", _sqlite.ranked)

@@ -65,6 +65,11 @@ def probe_first(conn: Any) -> bool:
     return False
 
 
+def larger_than(conn: Any, count: int) -> bool:
+    newest = conn.execute("SELECT max(id) AS newest FROM memories").fetchone()["newest"]
+    return newest is not None and newest > count
+
+
 def count_matches(conn: Any, match: str, cap: int) -> int:
     parsed = index.parse(match)
     if parsed.tsquery is None:

@@ -51,6 +51,13 @@ def probe_first(conn: sqlite3.Connection) -> bool:
     return True
 
 
+def larger_than(conn: sqlite3.Connection, count: int) -> bool:
+    """Whether the store ever held more than ``count`` memories (its newest id): if not, no
+    word can match more, and probes for common words can be skipped."""
+    newest = conn.execute("SELECT max(id) FROM memories").fetchone()[0]
+    return newest is not None and newest > count
+
+
 def count_matches(conn: sqlite3.Connection, match: str, cap: int) -> int:
     """How many memories ``match`` matches, counted up to ``cap``."""
     row = conn.execute(
