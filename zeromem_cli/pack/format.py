@@ -10,6 +10,7 @@ fence, a JSON quote.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -39,7 +40,14 @@ def masked_content(memory: Memory) -> str:
     Writes refuse secrets, but a memory stored before detection existed, or with
     ``--allow-secret``, may hold one; a prompt must not receive it unless asked to.
     """
-    return terminal_safe(mask_secrets(memory.content, SECRET_MASK))
+    return _masked(memory.content)
+
+
+@functools.lru_cache(maxsize=4096)
+def _masked(text: str) -> str:
+    """Cached by text: pack masks every candidate it weighs (hundreds), and a long-lived
+    process (the MCP server) packs the same memories again and again."""
+    return terminal_safe(mask_secrets(text, SECRET_MASK))
 
 
 def cached_content(content_of: ContentOf) -> ContentOf:

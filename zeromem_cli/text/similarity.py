@@ -59,8 +59,16 @@ def _stem(word: str) -> str:
     return word
 
 
+# Texts whose features are kept (a few MB at most): pack computes them for every search hit
+# it weighs feedback words over (200 per pack), and a long-lived process (the MCP server, a
+# library user) packs the same memories again and again. A one-shot command gains nothing.
+FEATURE_CACHE = 4096
+
+
+@functools.lru_cache(maxsize=FEATURE_CACHE)
 def features(text: str) -> frozenset[str]:
-    """The comparable features of ``text``: stemmed content words and CJK bigrams."""
+    """The comparable features of ``text``: stemmed content words and CJK bigrams (cached:
+    see ``FEATURE_CACHE``; the result is immutable)."""
     return word_features(query_words(text))
 
 
