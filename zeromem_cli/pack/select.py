@@ -4,8 +4,9 @@ The only place zeromem costs tokens, so its promise is exact: the text it return
 with the chosen tokenizer (every character, headers and the trailing newline included), never
 exceeds the budget. Steps:
 
-1. Candidates: up to ``pool`` search hits for the query (none without a query) plus every
-   pinned memory and, without a query, the most important and most recent ones. With a query,
+1. Candidates: up to ``pool`` search hits for the query (none without a query) plus the
+   pinned memories (with a query, only as many as the budget can hold, ``_pinned``) and,
+   without a query, the most important and most recent ones. With a query,
    pseudo-relevance feedback: a second search for the most distinctive words of the best
    hits (``expansion_terms``) adds its hits, and 0.3 times its relative score to relevance,
    so a memory phrased unlike the question but like its best answers can rise.
@@ -18,7 +19,8 @@ exceeds the budget. Steps:
    it, the remaining pinned memories take their place among the others by score, so a store
    pinning more than the budget holds still packs what the query asks for.
 3. Fill greedily in score order, skipping any memory that does not fit and going on, since a
-   smaller one further down may still fit, and any near-duplicate of a memory already packed
+   smaller one further down may still fit (one proved too big by ``Tokenizer.least`` is not
+   even counted), and any near-duplicate of a memory already packed
    (same content words, Jaccard >= 0.8). Then the whole text is counted once more; if an
    exact tokenizer merged differently at a boundary, the lowest-scored memory goes until it fits.
 
@@ -571,7 +573,7 @@ def pack(
         )
     exclude = set(exclude)
     for each in scopes:
-        if relevance or (query is not None and query.strip()):
+        if query is not None and query.strip():
             known = memories.keys() | exclude
             ids = _pinned(
                 conn, each, filters, now, budget, formatter, counter, weights, as_of, known
