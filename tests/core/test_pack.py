@@ -80,6 +80,23 @@ def test_feedback_finds_a_memory_phrased_like_the_best_answer(store: MemoryStore
     assert all("invoice" not in m.content for m in result.memories)
 
 
+def test_feedback_on_a_large_store_uses_the_rare_words_of_the_best_answer(
+    store: MemoryStore,
+) -> None:
+    """Past 1,000 memories a feedback word must be held by few (a common one is passed
+    over): the rare words of the best answer still bring in the memory phrased like it."""
+    answer = store.add("Dana planned the telescope trip to watch the meteor shower")
+    related = store.add("Packed the telescope, blankets and thermos for the meteor night")
+    with store.transaction():
+        for number in range(1_050):
+            store.write(
+                f"Note {number} about the invoice and the budget review",
+                allow_duplicate=True,
+            )
+    result = store.pack("What trip did Dana plan?", budget=120, touch=False)
+    assert [m.id for m in result.memories][:2] == [answer.id, related.id]
+
+
 def test_weights_change_the_order(store: MemoryStore) -> None:
     store.add("project alpha status is green", importance=0)
     vital = store.add("project alpha deadline moved", importance=10)
