@@ -41,8 +41,11 @@ def to_iso(moment: datetime) -> str:
     return f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}Z"
 
 
+@functools.lru_cache(maxsize=8192)
 def from_iso(text: str) -> datetime:
-    """Parse an ISO-8601 date or date-time; naive values are taken as UTC."""
+    """Parse an ISO-8601 date or date-time; naive values are taken as UTC. Cached (a
+    datetime is immutable): search and pack read the same stored times call after call,
+    hundreds per pack in a long-lived process."""
     raw = text.strip()
     if raw.endswith(("Z", "z")):
         raw = raw[:-1] + "+00:00"
