@@ -6,8 +6,11 @@ Tables printed:
    that for memory_context), measured around the SDK's ``ClientSession.call_tool`` over stdio
    to a ``python -m zeromem_cli mcp`` process, on the synthetic stores of 10k and 100k
    memories, and the server process's CPU time per call (from /proc: the steadier figure on
-   a shared machine); beside it the same search / pack in process through the library (the
-   plain baseline: what the MCP face adds is the difference). Target: p50 < 15 ms at 100k.
+   a shared machine); the client's own check of each result's ``structuredContent`` against
+   the tool's ``outputSchema`` (``ClientSession.validate_tool_result``, part of every
+   ``call_tool``), timed again on the results received; beside it the same search / pack in
+   process through the library (the plain baseline: what the MCP face adds is the
+   difference). Target: p50 < 15 ms at 100k.
 2. Server start-up to the first answer: spawn to the ``initialize`` result and to the first
    ``memory_search`` result, median of ``--runs`` (default 5), beside the floor of importing
    the MCP SDK alone (``python -c "import mcp.server.mcpserver"``) and ``import sqlite3``.
@@ -71,7 +74,7 @@ async def _round_trips(db: Path, home: Path, queries: Sequence[str]) -> dict[str
     from mcp import ClientSession
     from mcp.client.stdio import stdio_client
 
-    timings: dict[str, Any] = {"memory_search": [], "memory_context": [], "cpu": {}}
+    timings: dict[str, Any] = {"memory_search": [], "memory_context": [], "cpu": {}, "check": {}}
     with (home / "server-stderr.log").open("w") as errlog:
         async with stdio_client(_server(db, home), errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
@@ -80,6 +83,7 @@ async def _round_trips(db: Path, home: Path, queries: Sequence[str]) -> dict[str
                     await session.call_tool("memory_search", {"query": query})
                     await session.call_tool("memory_context", {"query": query})
                 for tool, share in (("memory_search", 1), ("memory_context", 2)):
+                    results = []
                     before = _server_cpu()
                     for query in queries[::share]:
                         started = time.perf_counter()
@@ -87,10 +91,22 @@ async def _round_trips(db: Path, home: Path, queries: Sequence[str]) -> dict[str
                         timings[tool].append(time.perf_counter() - started)
                         if result.is_error:
                             raise RuntimeError(f"{tool} failed: {result.content}")
+                        results.append(result)
                     after = _server_cpu()
                     if before is not None and after is not None:
                         timings["cpu"][tool] = (after - before) / len(timings[tool])
+                    timings["check"][tool] = await _client_check(session, tool, results)
     return timings
+
+
+async def _client_check(session: Any, tool: str, results: Sequence[Any]) -> float:
+    """Median CPU seconds of the client's outputSchema check of one result."""
+    spent = []
+    for result in results:
+        started = time.process_time()
+        await session.validate_tool_result(tool, result)
+        spent.append(time.process_time() - started)
+    return statistics.median(spent)
 
 
 def _in_process(db: Path, queries: Sequence[str]) -> dict[str, Any]:
@@ -173,10 +189,10 @@ def print_latency(rows: list[dict[str, Any]]) -> None:
     print("Tool-call round trip through the MCP client (stdio), ms")
     print()
     print(
-        "| tool | memories | calls | p50 | p95 | server CPU per call "
+        "| tool | memories | calls | p50 | p95 | server CPU per call | client schema check "
         "| library in process p50 / p95, CPU | target |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         for tool, library in (("memory_search", "search"), ("memory_context", "pack")):
             values, plain = row["mcp"][tool], row["library"][tool]
@@ -186,6 +202,7 @@ def print_latency(rows: list[dict[str, Any]]) -> None:
                 f"| {tool} | {tier_label(row['count'])} | {len(values)} "
                 f"| {fmt_ms(percentile(values, 0.5))} | {fmt_ms(percentile(values, 0.95))} "
                 f"| {fmt_ms(cpu) if cpu is not None else 'n/a'} "
+                f"| {row['mcp']['check'][tool] * 1000:.2f} "
                 f"| {library} {fmt_ms(percentile(plain, 0.5))} / "
                 f"{fmt_ms(percentile(plain, 0.95))}, {fmt_ms(row['library']['cpu'][tool])} "
                 f"| {target} |"
