@@ -6,8 +6,12 @@ Tables printed:
    that for memory_context), measured around the SDK's ``ClientSession.call_tool`` over stdio
    to a ``python -m zeromem_cli mcp`` process, on the synthetic stores of 10k and 100k
    memories, and the server process's CPU time per call (from /proc: the steadier figure on
-   a shared machine); beside it the same search / pack in process through the library (the
-   plain baseline: what the MCP face adds is the difference). Target: p50 < 15 ms at 100k.
+   a shared machine); the client's own check of each result's ``structuredContent`` against
+   the tool's ``outputSchema`` (``ClientSession.validate_tool_result``, part of every
+   ``call_tool``), timed again on the results received; beside it the same search / pack in
+   process through the library (the plain baseline: what the MCP face adds is the
+   difference). A third row searches for a word no memory holds: the per-call floor of the
+   SDK, the transport and the tool layer. Target: p50 < 15 ms at 100k.
 2. Server start-up to the first answer: spawn to the ``initialize`` result and to the first
    ``memory_search`` result, median of ``--runs`` (default 5), beside the floor of importing
    the MCP SDK alone (``python -c "import mcp.server.mcpserver"``) and ``import sqlite3``.
@@ -67,11 +71,27 @@ def _server_cpu() -> float | None:
     return total if found else None
 
 
+# A word no synthetic memory holds: a search that finds nothing is the per-call floor (the SDK,
+# the transport, the tool layer and an empty FTS5 lookup).
+NO_MATCH = "xylophonequartzwig"
+READS = ("memory_search", "memory_context", "memory_search, no match")
+
+
+def _calls(queries: Sequence[str]) -> list[tuple[str, str, Sequence[str]]]:
+    """(row label, tool, queries) of each measured read."""
+    return [
+        ("memory_search", "memory_search", queries),
+        ("memory_context", "memory_context", queries[::2]),
+        ("memory_search, no match", "memory_search", [NO_MATCH] * len(queries)),
+    ]
+
+
 async def _round_trips(db: Path, home: Path, queries: Sequence[str]) -> dict[str, Any]:
     from mcp import ClientSession
     from mcp.client.stdio import stdio_client
 
-    timings: dict[str, Any] = {"memory_search": [], "memory_context": [], "cpu": {}}
+    timings: dict[str, Any] = {label: [] for label in READS}
+    timings.update(cpu={}, check={})
     with (home / "server-stderr.log").open("w") as errlog:
         async with stdio_client(_server(db, home), errlog=errlog) as (read, write):
             async with ClientSession(read, write) as session:
@@ -79,38 +99,58 @@ async def _round_trips(db: Path, home: Path, queries: Sequence[str]) -> dict[str
                 for query in queries[:10]:  # warm the page cache and the code paths
                     await session.call_tool("memory_search", {"query": query})
                     await session.call_tool("memory_context", {"query": query})
-                for tool, share in (("memory_search", 1), ("memory_context", 2)):
+                for label, tool, chosen in _calls(queries):
+                    results = []
                     before = _server_cpu()
-                    for query in queries[::share]:
+                    for query in chosen:
                         started = time.perf_counter()
                         result = await session.call_tool(tool, {"query": query})
-                        timings[tool].append(time.perf_counter() - started)
+                        timings[label].append(time.perf_counter() - started)
                         if result.is_error:
                             raise RuntimeError(f"{tool} failed: {result.content}")
+                        results.append(result)
                     after = _server_cpu()
                     if before is not None and after is not None:
-                        timings["cpu"][tool] = (after - before) / len(timings[tool])
+                        timings["cpu"][label] = (after - before) / len(timings[label])
+                    if label.endswith("no match") and any(
+                        (r.structured_content or {}).get("count") for r in results
+                    ):
+                        raise RuntimeError(f"{NO_MATCH!r} matched a memory")
+                    timings["check"][label] = await _client_check(session, tool, results)
     return timings
+
+
+async def _client_check(session: Any, tool: str, results: Sequence[Any]) -> float:
+    """Median CPU seconds of the client's outputSchema check of one result."""
+    spent = []
+    for result in results:
+        started = time.process_time()
+        await session.validate_tool_result(tool, result)
+        spent.append(time.process_time() - started)
+    return statistics.median(spent)
 
 
 def _in_process(db: Path, queries: Sequence[str]) -> dict[str, Any]:
     """The same reads through the library: the baseline the MCP face is compared with."""
-    timings: dict[str, Any] = {"memory_search": [], "memory_context": [], "cpu": {}}
+    timings: dict[str, Any] = {label: [] for label in READS}
+    timings["cpu"] = {}
     with MemoryStore(db) as store:
         for query in queries[:10]:
             store.search(query)
             store.pack(query, budget=2000, format="xml", touch=False)
-        reads = (
-            ("memory_search", queries, lambda q: store.search(q)),
-            ("memory_context", queries[::2], lambda q: store.pack(q, budget=2000, format="xml")),
-        )
-        for tool, chosen, read in reads:
+
+        def read(tool: str, query: str) -> object:
+            if tool == "memory_context":
+                return store.pack(query, budget=2000, format="xml")
+            return store.search(query)
+
+        for label, tool, chosen in _calls(queries):
             cpu = time.process_time()
             for query in chosen:
                 started = time.perf_counter()
-                read(query)
-                timings[tool].append(time.perf_counter() - started)
-            timings["cpu"][tool] = (time.process_time() - cpu) / len(chosen)
+                read(tool, query)
+                timings[label].append(time.perf_counter() - started)
+            timings["cpu"][label] = (time.process_time() - cpu) / len(chosen)
     return timings
 
 
@@ -173,19 +213,22 @@ def print_latency(rows: list[dict[str, Any]]) -> None:
     print("Tool-call round trip through the MCP client (stdio), ms")
     print()
     print(
-        "| tool | memories | calls | p50 | p95 | server CPU per call "
+        "| tool | memories | calls | p50 | p95 | server CPU per call | client schema check "
         "| library in process p50 / p95, CPU | target |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for row in rows:
-        for tool, library in (("memory_search", "search"), ("memory_context", "pack")):
+        for tool in READS:
+            library = "pack" if tool == "memory_context" else "search"
             values, plain = row["mcp"][tool], row["library"][tool]
-            target = f"p50 < {P50_TARGET_MS:.0f}" if row["count"] == 100_000 else ""
+            measured = row["count"] == 100_000 and not tool.endswith("no match")
+            target = f"p50 < {P50_TARGET_MS:.0f}" if measured else ""
             cpu = row["mcp"]["cpu"].get(tool)
             print(
                 f"| {tool} | {tier_label(row['count'])} | {len(values)} "
                 f"| {fmt_ms(percentile(values, 0.5))} | {fmt_ms(percentile(values, 0.95))} "
                 f"| {fmt_ms(cpu) if cpu is not None else 'n/a'} "
+                f"| {row['mcp']['check'][tool] * 1000:.2f} "
                 f"| {library} {fmt_ms(percentile(plain, 0.5))} / "
                 f"{fmt_ms(percentile(plain, 0.95))}, {fmt_ms(row['library']['cpu'][tool])} "
                 f"| {target} |"

@@ -22,4 +22,8 @@ def test_mcp_benchmark_prints_both_tables(
     (row,) = results["latency"]
     assert len(row["mcp"]["memory_search"]) == 12 and len(row["mcp"]["memory_context"]) == 6
     assert all(t > 0 for t in row["library"]["memory_search"])
+    assert set(row["mcp"]["check"]) == set(mcp_latency.READS)
+    assert len(row["mcp"]["memory_search, no match"]) == 12
+    assert "memory_search, no match" in out
+    assert "client schema check" in out
     assert results["start_up"]["first_search"] >= results["start_up"]["initialize"] > 0

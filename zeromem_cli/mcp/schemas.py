@@ -4,14 +4,60 @@ Field names are the export format's (``zeromem export``, ``--json``), so a progr
 structured form reads the same records everywhere. The SDK publishes each model's JSON Schema
 as the tool's ``outputSchema`` and checks every successful result against it before sending.
 Memory text in these fields is stored data, not instructions (see ``envelope``).
+
+The published schemas are flat (``Published``): nested models written out in place instead of
+``$ref`` to ``$defs``, and a nullable field as ``"type": ["string", "null"]`` instead of an
+``anyOf`` of two schemas. They accept exactly the same documents; a client checking every
+result with ``jsonschema`` (the SDK's own client does) then resolves no references and walks
+a quarter fewer subschemas per search hit (``python -m benchmarks.mcp_latency`` times it).
 """
 
+import copy
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 
-class Budgeted(BaseModel):
+def flat(schema: Any, handler: GetJsonSchemaHandler, within: frozenset[str] = frozenset()) -> Any:
+    """``schema`` with each ``$ref`` replaced by what it names and each ``anyOf`` of plain
+    types written as one list of types. A reference to a model it is already inside (a
+    recursive model) stays a reference."""
+    if isinstance(schema, list):
+        return [flat(item, handler, within) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref not in within:
+        target = handler.resolve_ref_schema({"$ref": ref})
+        siblings = {key: value for key, value in schema.items() if key != "$ref"}
+        return flat({**copy.deepcopy(target), **siblings}, handler, within | {ref})
+    out = {key: flat(value, handler, within) for key, value in schema.items()}
+    branches = out.get("anyOf")
+    if isinstance(branches, list) and all(
+        isinstance(b, dict) and set(b) == {"type"} and isinstance(b["type"], str) for b in branches
+    ):
+        del out["anyOf"]
+        out["type"] = [b["type"] for b in branches]
+    return out
+
+
+class Published(BaseModel):
+    """A tool's output model, published as one flat JSON Schema (see the module docstring)."""
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        schema = handler.resolve_ref_schema(handler(core_schema))
+        flattened = flat(schema, handler)
+        schema.clear()  # the definition itself, which the root is built from
+        schema.update(flattened)
+        return schema
+
+
+class Budgeted(Published):
     truncated: bool = Field(description="True when something was left out to fit max_tokens.")
     tokens: int = Field(description="Tokens this result takes (the larger of its two forms).")
     max_tokens: int = Field(description="The token budget the result kept to.")
@@ -59,6 +105,7 @@ class MemoryRecord(BaseModel):
     tags: list[str]
     key: str | None
     user: str | None
+    project: str | None
     agent: str | None
     session: str | None
     importance: int
@@ -112,7 +159,7 @@ class Similar(BaseModel):
     similarity: float
 
 
-class Written(BaseModel):
+class Written(Published):
     id: int
     key: str | None
     category: str
@@ -200,12 +247,14 @@ class StatsOutput(Budgeted):
 
 
 __all__ = [
+    "Budgeted",
     "ContextOutput",
     "ExportOutput",
     "ForgetOutput",
     "GetOutput",
     "HistoryOutput",
     "IngestOutput",
+    "Published",
     "RestoreOutput",
     "SaveOutput",
     "SearchOutput",
