@@ -28,7 +28,13 @@ from typing import Any, NamedTuple
 from zeromem_cli.models import Filters, Scope
 from zeromem_cli.storage.postgres import index, recent
 from zeromem_cli.storage.postgres.index import WEIGHT_OF_LABEL
-from zeromem_cli.storage.postgres.sql import M_COLUMNS, filter_clause, scope_params, scope_sql
+from zeromem_cli.storage.postgres.sql import (
+    M_COLUMNS,
+    MEMORY_COLUMNS,
+    filter_clause,
+    scope_params,
+    scope_sql,
+)
 from zeromem_cli.storage.sqlite.candidates import BM25_WEIGHTS, check_expression
 from zeromem_cli.storage.sqlite.window import LARGE, any_of
 from zeromem_cli.text.query import Term
@@ -183,10 +189,12 @@ FOLD_AFTER = 1_000  # rows of deltas in fts_totals before a reader folds them in
 # a quarter of BM25's (ts_rank_cd takes weights up to 1), exact binary fractions, so f is
 # exact; the order is ts_rank_cd's {D, C, B, A}.
 _RANK_WEIGHTS = "{" + ",".join(str(WEIGHT_OF_LABEL[label] / 4) for label in "DCBA") + "}"
-# The matches with what ranking them reads (their vectors and lengths, taken from the rows the
-# scan visits anyway: joining them back by id cost as much as finding them).
+# The matches, with what ranking them reads (their vectors and lengths) and what comes back,
+# all taken from the rows the scan visits anyway: joining them back by id cost as much as
+# finding them (1M memories, ``python -m benchmarks.postgres``).
+_HIT_COLUMNS = f"{M_COLUMNS}, m.fts, m.fts_len"
 _HITS_SQL = (
-    "SELECT m.id, m.fts, m.fts_len FROM memories m "
+    f"SELECT {_HIT_COLUMNS} FROM memories m "
     "WHERE m.fts @@ %(match)s::tsquery AND {scope} AND {where}"
 )
 # The window: the newest matches, and every match of the rare phrases (read through the
@@ -194,20 +202,21 @@ _HITS_SQL = (
 # keeps the planner from asking the index for the common ones too).
 _WINDOW_SQL = "(" + _HITS_SQL + " ORDER BY m.id DESC LIMIT %(window)s){rare}"
 _RARE_SQL = (
-    " UNION (SELECT r.id, r.fts, r.fts_len FROM (SELECT m.id, m.fts, m.fts_len "
+    f" UNION (SELECT r.* FROM (SELECT {_HIT_COLUMNS} "
     "FROM memories m WHERE m.fts @@ %(rare)s::tsquery AND {scope} AND {where} OFFSET 0) r "
     "WHERE r.fts @@ %(tsq)s::tsquery)"
 )
-_RANKED_SQL = """
-WITH hits AS MATERIALIZED ({hits})
-SELECT {columns}, s.bm25, (SELECT count(*) FROM hits) AS windowed FROM (
-    SELECT h.id, -({score}) AS bm25
+_S_COLUMNS = ", ".join(f's."{c}"' for c in MEMORY_COLUMNS)
+_RANKED_SQL = f"""
+WITH hits AS MATERIALIZED ({{hits}})
+SELECT {_S_COLUMNS}, s.bm25, (SELECT count(*) FROM hits) AS windowed FROM (
+    SELECT h.*, -({{score}}) AS bm25
     FROM hits h
-    CROSS JOIN LATERAL (SELECT {frequencies}, {k1} * (1 - {b} + {b} * h.fts_len / %(avglen)s)
-        AS norm OFFSET 0) f
+    CROSS JOIN LATERAL (SELECT {{frequencies}}, {{k1}} * (1 - {{b}} + {{b}} * h.fts_len
+        / %(avglen)s) AS norm OFFSET 0) f
     ORDER BY bm25, h.id DESC LIMIT %(candidates)s
-) s JOIN memories m ON m.id = s.id
-ORDER BY s.bm25, m.id DESC
+) s
+ORDER BY s.bm25, s.id DESC
 """
 
 
@@ -370,9 +379,7 @@ def _ranked(
         for n in phrases
     )
     score = " + ".join(f"%(idf{n})s * f.f{n} * {K1 + 1} / (f.f{n} + f.norm)" for n in phrases)
-    sql = _RANKED_SQL.format(
-        hits=hits, columns=M_COLUMNS, score=score, frequencies=frequencies, k1=K1, b=B
-    )
+    sql = _RANKED_SQL.format(hits=hits, score=score, frequencies=frequencies, k1=K1, b=B)
     out = []
     windowed = 0
     for row in conn.execute(sql, params, prepare=CUSTOM_PLANS):

@@ -26,7 +26,7 @@ from zeromem_cli.storage.postgres import index
 SHIFT = 14  # ids per block: 2 ** SHIFT (the literal in migration 5's trigger)
 # Blocks enough for this many times the window's expected matches: the words' shares are
 # estimates (ANALYZE's sample), and words may come together less often than their shares say.
-MARGIN = 1.5
+MARGIN = 1.25
 # Past this share of the store, the newest blocks save too little for the risk of a second
 # search (when they hold too few matches): search all of it.
 MOST = 0.8
