@@ -27,9 +27,11 @@ SHIFT = 14  # ids per block: 2 ** SHIFT (the literal in migration 5's trigger)
 # Blocks enough for this many times the window's expected matches: the words' shares are
 # estimates (ANALYZE's sample), and words may come together less often than their shares say.
 MARGIN = 1.25
-# Past this share of the store, the newest blocks save too little for the risk of a second
-# search (when they hold too few matches): search all of it.
+# Past this share of the store, or this many blocks (each a term of the query the index
+# weighs for every entry it reads), the newest blocks save too little for the risk of a
+# second search (when they hold too few matches): search all of it.
 MOST = 0.8
+MOST_BLOCKS = 32
 
 
 def restriction(
@@ -58,6 +60,8 @@ def restriction(
         return None
     first_block = max(0, int(newest - rows)) >> SHIFT
     blocks = range(newest >> SHIFT, first_block - 1, -1)
+    if len(blocks) > MOST_BLOCKS:
+        return None
     rarest = min(range(len(groups)), key=word_shares.__getitem__)
     parts = [_in_block(block, phrase) for block in blocks for phrase in groups[rarest]]
     return "(" + " | ".join(parts) + ")"
