@@ -23,12 +23,18 @@ import time
 import weakref
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from zeromem_cli.models import Filters, Scope
-from zeromem_cli.storage.postgres import index
+from zeromem_cli.storage.postgres import index, recent
 from zeromem_cli.storage.postgres.index import WEIGHT_OF_LABEL
-from zeromem_cli.storage.postgres.sql import M_COLUMNS, filter_clause, scope_params, scope_sql
+from zeromem_cli.storage.postgres.sql import (
+    M_COLUMNS,
+    MEMORY_COLUMNS,
+    filter_clause,
+    scope_params,
+    scope_sql,
+)
 from zeromem_cli.storage.sqlite.candidates import BM25_WEIGHTS, check_expression
 from zeromem_cli.storage.sqlite.window import LARGE, any_of
 from zeromem_cli.text.query import Term
@@ -82,23 +88,36 @@ def count_matches(conn: Any, match: str, cap: int) -> int:
     return int(row[0])
 
 
-def _totals(conn: Any) -> tuple[int, int]:
-    """(indexed rows, their tokens): the running totals the ``fts_totals`` triggers append,
-    folded into one row once there are ``FOLD_AFTER`` of them."""
+class Totals(NamedTuple):
+    rows: int  # indexed rows
+    tokens: int  # their tokens
+    newest: int  # the last id handed out (``recent``)
+
+
+def _totals(conn: Any) -> Totals:
+    """The running totals the ``fts_totals`` triggers append (folded into one row once there
+    are ``FOLD_AFTER`` of them), and the newest id, in one round trip.
+
+    The newest id is the id sequence's last value: ``max(id)`` under row-level security walks
+    back through every newer row the role may not read. A member whose newest rows are older
+    only gets newest blocks that hold too few of them (the whole store is searched then); a
+    role that may not read the sequence gets none."""
     # "id > 0" (every row) lets the planner read the few live rows through the key: a table
     # that once held many deltas (an import by an earlier zeromem wrote one per row) keeps its
     # empty pages until VACUUM FULL, and a sequential scan read them all on every search.
     totals = conn.execute(
         "SELECT coalesce(sum(rows), 0) AS total, coalesce(sum(tokens), 0) AS tokens, "
-        "count(*) AS deltas FROM fts_totals WHERE id > 0"
+        "count(*) AS deltas, (SELECT CASE WHEN has_sequence_privilege(q, 'SELECT,USAGE') "
+        "THEN pg_sequence_last_value(q) END FROM CAST(pg_get_serial_sequence('memories', 'id') "
+        "AS regclass) q) AS newest FROM fts_totals WHERE id > 0"
     ).fetchone()
     if int(totals["deltas"]) > FOLD_AFTER:
         conn.execute("SELECT zeromem_fold_totals()")
-    return int(totals["total"]), int(totals["tokens"])
+    return Totals(int(totals["total"]), int(totals["tokens"]), int(totals["newest"] or 0))
 
 
 def _idfs(
-    conn: Any, phrases: Sequence[index.Phrase], totals: tuple[int, int]
+    conn: Any, phrases: Sequence[index.Phrase], totals: Totals
 ) -> tuple[list[float], float, list[int]]:
     """Each phrase's IDF, the average token count over every indexed row (``totals``) and
     each phrase's match count.
@@ -108,7 +127,7 @@ def _idfs(
     count is that estimate: counting a common word builds a bitmap of all its matches, the
     slowest part of a search on a large store, for an IDF near zero either way. Stores of
     fewer than ``COUNT_CAP`` memories are always counted exactly."""
-    total, tokens = totals
+    total, tokens = totals.rows, totals.tokens
     common = _common_lexemes(conn) if total > COUNT_CAP else {}
     estimates = [int(common.get(p.tokens[0], 0.0) * total) for p in phrases]
     counted = [n for n, estimate in enumerate(estimates) if estimate <= COUNT_CAP]
@@ -170,7 +189,10 @@ def _read_common_lexemes(conn: Any) -> dict[str, float]:
 # WINDOW newest matches in the scope and filters, and every match of its rare words, as SQLite
 # does (``storage.sqlite.window``, whose LARGE this is: both backends call the same words
 # common). The window is smaller than SQLite's (its LARGE newest): each row ranked costs more
-# here than inside FTS5 (``python -m benchmarks.postgres``).
+# here than inside FTS5, and the newest blocks to read (``recent``) grow with it. Measured at
+# 1M synthetic memories (load ~4, taking turns): SQLite's 1,000 made search p50 34 -> 68 and
+# 40 -> 52 ms, and its mean twice as long; the conversation-sized stores of the quality
+# benchmarks never reach a window, so their figures do not depend on it.
 WINDOW = 500
 COUNT_CAP = 1_000
 FOLD_AFTER = 1_000  # rows of deltas in fts_totals before a reader folds them into one
@@ -181,26 +203,34 @@ FOLD_AFTER = 1_000  # rows of deltas in fts_totals before a reader folds them in
 # a quarter of BM25's (ts_rank_cd takes weights up to 1), exact binary fractions, so f is
 # exact; the order is ts_rank_cd's {D, C, B, A}.
 _RANK_WEIGHTS = "{" + ",".join(str(WEIGHT_OF_LABEL[label] / 4) for label in "DCBA") + "}"
-_HITS_SQL = "SELECT m.id FROM memories m WHERE m.fts @@ %(tsq)s::tsquery AND {scope} AND {where}"
+# The matches, with what ranking them reads (their vectors and lengths) and what comes back,
+# all taken from the rows the scan visits anyway: joining them back by id cost as much as
+# finding them (1M memories, ``python -m benchmarks.postgres``).
+_HIT_COLUMNS = f"{M_COLUMNS}, m.fts, m.fts_len"
+_HITS_SQL = (
+    f"SELECT {_HIT_COLUMNS} FROM memories m "
+    "WHERE m.fts @@ %(match)s::tsquery AND {scope} AND {where}"
+)
 # The window: the newest matches, and every match of the rare phrases (read through the
 # index by the rare phrases alone, the whole query tested on those rows only: OFFSET 0
 # keeps the planner from asking the index for the common ones too).
 _WINDOW_SQL = "(" + _HITS_SQL + " ORDER BY m.id DESC LIMIT %(window)s){rare}"
 _RARE_SQL = (
-    " UNION (SELECT r.id FROM (SELECT m.id, m.fts FROM memories m WHERE "
-    "m.fts @@ %(rare)s::tsquery AND {scope} AND {where} OFFSET 0) r "
+    f" UNION (SELECT r.* FROM (SELECT {_HIT_COLUMNS} "
+    "FROM memories m WHERE m.fts @@ %(rare)s::tsquery AND {scope} AND {where} OFFSET 0) r "
     "WHERE r.fts @@ %(tsq)s::tsquery)"
 )
-_RANKED_SQL = """
-WITH hits AS MATERIALIZED ({hits})
-SELECT {columns}, s.bm25 FROM (
-    SELECT m.id, -({score}) AS bm25
-    FROM hits h JOIN memories m ON m.id = h.id
-    CROSS JOIN LATERAL (SELECT {frequencies}, {k1} * (1 - {b} + {b} * m.fts_len / %(avglen)s)
-        AS norm OFFSET 0) f
-    ORDER BY bm25, m.id DESC LIMIT %(candidates)s
-) s JOIN memories m ON m.id = s.id
-ORDER BY s.bm25, m.id DESC
+_S_COLUMNS = ", ".join(f's."{c}"' for c in MEMORY_COLUMNS)
+_RANKED_SQL = f"""
+WITH hits AS MATERIALIZED ({{hits}})
+SELECT {_S_COLUMNS}, s.bm25, (SELECT count(*) FROM hits) AS windowed FROM (
+    SELECT h.*, -({{score}}) AS bm25
+    FROM hits h
+    CROSS JOIN LATERAL (SELECT {{frequencies}}, {{k1}} * (1 - {{b}} + {{b}} * h.fts_len
+        / %(avglen)s) AS norm OFFSET 0) f
+    ORDER BY bm25, h.id DESC LIMIT %(candidates)s
+) s
+ORDER BY s.bm25, s.id DESC
 """
 
 
@@ -234,7 +264,7 @@ def ranked(
     idfs, avglen, hits = _idfs(conn, parsed.phrases, totals)
     found: list[tuple[Any, float]] = []
     bounds = (
-        _word_window(conn, words, every, totals[0])
+        _word_window(conn, words, every, totals.rows)
         if words is not None
         else _phrase_window(parsed, hits)
     )
@@ -247,12 +277,34 @@ def ranked(
         params["rare"] = rare
         clause = _RARE_SQL.format(scope=owner, where=where) if rare else ""
         window = _WINDOW_SQL.format(scope=owner, where=where, rare=clause)
-        found = _ranked(conn, window, within, idfs_within, avglen, params)
+        near = (
+            _newest_blocks(conn, words, totals, params["window"])
+            if words is not None and every and rare is None
+            else None
+        )
+        if near is not None:  # the newest blocks first: exact when they fill the window
+            found, filled = _ranked(conn, window, within, idfs_within, avglen, params, near)
+            if filled < params["window"]:
+                found = []
+        if not found:
+            found, _ = _ranked(conn, window, within, idfs_within, avglen, params)
     if len(found) < candidates:  # a small match set, or a window too small: rank every match
-        found = _ranked(
+        found, _ = _ranked(
             conn, _HITS_SQL.format(scope=owner, where=where), parsed, idfs, avglen, params
         )
     return found
+
+
+def _newest_blocks(
+    conn: Any, words: Sequence[Sequence[Term]], totals: Totals, window: int
+) -> str | None:
+    """``recent.restriction`` for a window over every word of a query, all of them common
+    (searched in their exact forms)."""
+    groups = [index.parse(any_of(terms, exact=True)).phrases for terms in words]
+    if not all(groups):
+        return None
+    shares = _common_lexemes(conn)
+    return recent.restriction(groups, shares, totals.rows, totals.newest, window, LARGE)
 
 
 def _phrase_window(
@@ -324,28 +376,31 @@ def _ranked(
     idfs: Sequence[float],
     avglen: float,
     params: dict[str, Any],
-) -> list[tuple[Any, float]]:
+    near: str | None = None,
+) -> tuple[list[tuple[Any, float]], int]:
     """(row, bm25) of the best ``params["candidates"]`` rows of ``hits`` (a query of ids)
     for the query ``parsed``: best first and newest first among equals, as FTS5 orders
-    them."""
-    params = {**params, "tsq": parsed.tsquery, "avglen": avglen or 1.0}
+    them; and how many rows ``hits`` held. ``near``: a ``tsquery`` ANDed with the query in
+    ``hits`` (``recent.restriction``)."""
+    match = parsed.tsquery if near is None else f"({parsed.tsquery}) & {near}"
+    params = {**params, "tsq": parsed.tsquery, "match": match, "avglen": avglen or 1.0}
     for number, (phrase, idf) in enumerate(zip(parsed.phrases, idfs, strict=True)):
         params[f"t{number}"] = _counted(phrase)
         params[f"idf{number}"] = idf
     phrases = range(len(parsed.phrases))
     frequencies = ", ".join(
-        f"4 * ts_rank_cd('{_RANK_WEIGHTS}', m.fts, %(t{n})s::tsquery, 0)::float8 AS f{n}"
+        f"4 * ts_rank_cd('{_RANK_WEIGHTS}', h.fts, %(t{n})s::tsquery, 0)::float8 AS f{n}"
         for n in phrases
     )
     score = " + ".join(f"%(idf{n})s * f.f{n} * {K1 + 1} / (f.f{n} + f.norm)" for n in phrases)
-    sql = _RANKED_SQL.format(
-        hits=hits, columns=M_COLUMNS, score=score, frequencies=frequencies, k1=K1, b=B
-    )
+    sql = _RANKED_SQL.format(hits=hits, score=score, frequencies=frequencies, k1=K1, b=B)
     out = []
+    windowed = 0
     for row in conn.execute(sql, params, prepare=CUSTOM_PLANS):
         bm25 = float(row.pop("bm25"))
+        windowed = int(row.pop("windowed"))
         out.append((row, bm25))
-    return out
+    return out, windowed
 
 
 __all__ = [

@@ -20,6 +20,11 @@ SCHEMES = ("postgres", "postgresql")
 _URL = re.compile(r"(?i)^(postgres|postgresql)://")
 # How long a statement waits for a row lock another writer holds before it gives up.
 LOCK_TIMEOUT_MS = 30_000
+# At least this much memory per sort or bitmap (the server's default is 4 MB): a search whose
+# words have prefix variants gathers every match of each into a bitmap, and on a million
+# memories a 4 MB bitmap turns lossy, so every row of those pages is tested again (a pack's
+# feedback search: 1.6 s against 0.9 s with 16 MB). A larger setting of the server's is kept.
+WORK_MEM_KIB = 16 * 1024
 
 
 def is_url(location: object) -> bool:
@@ -95,7 +100,11 @@ def connect(url: str) -> Any:
         raise StoreError(
             f"invalid PostgreSQL URL {display(url)}: {_first_line(exc, url)}"
         ) from None
-    conn.execute(f"SET lock_timeout = {LOCK_TIMEOUT_MS}")
+    conn.execute(
+        f"SELECT set_config('lock_timeout', '{LOCK_TIMEOUT_MS}', false), CASE WHEN "
+        f"pg_size_bytes(current_setting('work_mem')) < {WORK_MEM_KIB * 1024} "
+        f"THEN set_config('work_mem', '{WORK_MEM_KIB}kB', false) END"
+    )
     return conn
 
 

@@ -213,11 +213,45 @@ def m004_project_scope(conn: Any) -> None:
         conn.execute(statement)
 
 
+def m005_recent_lexemes(conn: Any) -> None:
+    """Each indexed word once more with the block of ids its memory is in (``~61~report``:
+    ids 61 * 16384 up to 62 * 16384), so the index finds the newest memories holding common
+    words without reading every memory that holds them (``postgres.recent``). A row trigger
+    adds them to every vector written (the id is known only once the row is), and the
+    existing rows get theirs here. They hold no positions and begin with ``~``, which no
+    token does (FTS5's tokenizer splits on it), so no query or prefix ever matches one by
+    accident, and the BM25 counts (``ts_rank_cd`` of the query's own lexemes) are
+    unchanged. Every row is rewritten once: ``gc --vacuum`` gives the old versions' space
+    back."""
+    for statement in (
+        r"""
+        CREATE FUNCTION zeromem_recent_lexemes() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            NEW.fts := NEW.fts || array_to_tsvector(ARRAY(
+                SELECT '~' || (NEW.id >> 14)::text || '~' || l
+                FROM unnest(tsvector_to_array(NEW.fts)) l WHERE left(l, 1) <> '~'));
+            RETURN NEW;
+        END
+        $$
+        """,
+        "CREATE TRIGGER memories_recent_lexemes BEFORE INSERT OR UPDATE OF fts ON memories "
+        "FOR EACH ROW EXECUTE FUNCTION zeromem_recent_lexemes()",
+        # The index is built afresh over the new vectors: an UPDATE of every row through it
+        # left posting lists the newest-blocks search walked ten times slower (1M memories:
+        # 73 ms against 2 ms for the same query after REINDEX), and took longer.
+        "DROP INDEX memories_fts",
+        "UPDATE memories SET fts = fts WHERE fts <> ''::tsvector",
+        "CREATE INDEX memories_fts ON memories USING gin (fts)",
+    ):
+        conn.execute(statement)
+
+
 MIGRATIONS: list[Callable[[Any], None]] = [
     m001_initial,
     m002_row_security,
     m003_index_totals,
     m004_project_scope,
+    m005_recent_lexemes,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

@@ -1,0 +1,125 @@
+"""The newest matches through the id blocks (``storage.postgres.recent``): every vector written
+carries its words' block lexemes, and a window found in the newest blocks is the window found
+in the whole store, also when those blocks hold too few matches."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+
+import pytest
+
+psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (zeromem[postgres])")
+
+from zeromem_cli import MemoryStore  # noqa: E402
+from zeromem_cli.storage.postgres import candidates, db, index, migrations, recent  # noqa: E402
+from zeromem_cli.transfer.imports import import_text  # noqa: E402
+
+# Both words are common (more than LARGE memories each), so an all-words search ranks a window.
+OLD, NEW = 1_600, 6_000
+FAR = 400_000  # the newest memories' first id: their blocks hold none of the old ones
+
+
+def _lexemes(store: MemoryStore, memory_id: int) -> tuple[set[str], set[str]]:
+    """A memory's words as indexed, and its block lexemes."""
+    row = store.connection.execute(
+        "SELECT tsvector_to_array(fts) AS lexemes FROM memories WHERE id = %s", (memory_id,)
+    ).fetchone()
+    words = {w for w in row["lexemes"] if not w.startswith("~")}
+    return words, set(row["lexemes"]) - words
+
+
+def test_every_vector_carries_its_words_in_its_block(pg_url: str) -> None:
+    with MemoryStore(pg_url) as store:
+        first = store.add("the weekly report")
+        words, blocks = _lexemes(store, first.id)
+        assert {"report", "weekli"} <= words
+        assert blocks == {f"~0~{w}" for w in words}
+        store.connection.execute(f"ALTER TABLE memories ALTER COLUMN id RESTART WITH {FAR}")
+        far = store.add("deploy on friday")
+        block = FAR >> recent.SHIFT
+        words, blocks = _lexemes(store, far.id)
+        assert {"deploi", "fridai"} <= words
+        assert blocks == {f"~{block}~{w}" for w in words}
+        store.update(far.id, content="the staging server")
+        words, blocks = _lexemes(store, far.id)
+        assert {"server", "stage"} <= words and "deploi" not in words
+        assert blocks == {f"~{block}~{w}" for w in words}
+        # No query reaches a block lexeme: a prefix matches the word only, counted once.
+        found = store.search('"serv"*', fts=True)
+        assert [m.id for m in found] == [far.id]
+
+
+def test_migration_5_gives_existing_vectors_their_block_lexemes(pg_url: str) -> None:
+    conn = db.connect(pg_url)
+    migrations.migrate(conn, upto=4)
+    fields = {"content": "the weekly report", "tags": "[]", "category": "general", "key": None}
+    with conn.transaction():
+        conn.execute(
+            "INSERT INTO memories (id, uid, content, content_hash, created_at, updated_at, fts, "
+            "fts_len) VALUES (%s, %s, %s, 1, %s, %s, %s::tsvector, %s)",
+            (FAR, bytes(range(16)), fields["content"], "2025-01-01T00:00:00Z",
+             "2025-01-01T00:00:00Z", *index.vectors([fields])[0]),
+        )  # fmt: skip
+    conn.close()
+    with MemoryStore(pg_url) as store:
+        words, blocks = _lexemes(store, FAR)
+        assert "report" in words
+        assert blocks == {f"~{FAR >> recent.SHIFT}~{w}" for w in words}
+        assert [m.id for m in store.search("weekly report")] == [FAR]
+
+
+def _records(words: list[str], count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [
+        json.dumps({"content": " ".join(rng.sample(words, 3)) + f" n{seed}x{n}"})
+        for n in range(count)
+    ]
+
+
+@pytest.fixture
+def spread(pg_url: str) -> Iterator[MemoryStore]:
+    """Old memories in the first block; newer ones from id ``FAR`` on."""
+    store = MemoryStore(pg_url)
+    import_text(store, "\n".join(_records(["alpha", "beta", "gamma", "delta"], OLD, 1)), "jsonl")
+    store.connection.execute(f"ALTER TABLE memories ALTER COLUMN id RESTART WITH {FAR - 1}")
+    store.add("the newer memories begin here")  # an import numbers on from the newest id
+    words = ["alpha", "gamma", "delta", "omega", "sigma", "kappa"]
+    import_text(store, "\n".join(_records(words, NEW, 2)), "jsonl")
+    store.connection.execute("ANALYZE memories")
+    yield store
+    store.close()
+
+
+def _whole_store(monkeypatch: pytest.MonkeyPatch, store: MemoryStore, query: str) -> list[int]:
+    with monkeypatch.context() as patched:
+        patched.setattr(recent, "MOST", 0.0)  # never the newest blocks alone
+        return [m.id for m in store.search(query, limit=20)]
+
+
+@pytest.mark.parametrize(
+    ("query", "in_newest_blocks"),
+    [
+        ("alpha gamma", True),  # in a fifth of the newest memories: they fill the window
+        ("alpha beta", False),  # beta is old: the newest blocks hold none, the whole store does
+    ],
+)
+def test_a_window_in_the_newest_blocks_is_the_whole_stores(
+    spread: MemoryStore, monkeypatch: pytest.MonkeyPatch, query: str, in_newest_blocks: bool
+) -> None:
+    # Two given words are in a fifth of the newest memories: more than a window.
+    assert candidates.WINDOW < NEW // 5
+    calls: list[str | None] = []
+    restriction = recent.restriction
+
+    def watched(*args: object, **kwargs: object) -> str | None:
+        calls.append(restriction(*args, **kwargs))  # type: ignore[arg-type]
+        return calls[-1]
+
+    monkeypatch.setattr(recent, "restriction", watched)
+    got = [m.id for m in spread.search(query, limit=20)]
+    assert len(got) == 20, query
+    assert calls and calls[0] is not None, "the newest blocks were not tried"
+    assert all(i >= FAR for i in got) == in_newest_blocks
+    assert got == _whole_store(monkeypatch, spread, query)
