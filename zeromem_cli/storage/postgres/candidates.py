@@ -72,8 +72,9 @@ def probe_first(conn: Any) -> bool:
 
 
 def larger_than(conn: Any, count: int) -> bool:
-    newest = conn.execute("SELECT max(id) AS newest FROM memories").fetchone()["newest"]
-    return newest is not None and newest > count
+    # The indexed rows of the whole store (``fts_totals``), not ``max(id)``: under row-level
+    # security that walks back through every newer row the role may not read.
+    return _totals(conn).rows > count
 
 
 def count_matches(conn: Any, match: str, cap: int) -> int:
