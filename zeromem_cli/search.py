@@ -306,7 +306,7 @@ def _rescored(
     """Stage 2: the candidates re-scored, best first, the first ``limit`` kept.
     ``related``: query words with their related words (``_related``), and the ids of the
     memories the related pass found (only those can hold one).
-    ``query_text``: the question as asked (``_aggregates``)."""
+    ``query_text``: the question as asked (``aggregates``)."""
     rows = [row for row, _ in ranked]
     in_period = hint.test if hint is not None else None
     found = _found(words, rows)
@@ -328,7 +328,7 @@ def _rescored(
         for row, score, share in zip(rows, base, coverage, strict=True)
     ]
     session, context = ranking.session, ranking.context
-    if (session > 0 or context > 0) and query_text is not None and _aggregates(query_text):
+    if (session > 0 or context > 0) and query_text is not None and aggregates(query_text):
         session *= ranking.aggregate_session
         context *= ranking.aggregate_session
     if session > 0 and words:
@@ -349,7 +349,7 @@ _AGGREGATE = re.compile(
 )
 
 
-def _aggregates(text: str) -> bool:
+def aggregates(text: str) -> bool:
     """Whether a question adds things up ("how many", "in total", "both of my"): its answer
     is usually spread over several conversations."""
     return _AGGREGATE.search(text) is not None
@@ -797,6 +797,7 @@ __all__ = [
     "BM25_WEIGHTS",
     "DEFAULT_RANKING",
     "Ranking",
+    "aggregates",
     "date_hint",
     "run_fts_search",
     "run_search",

@@ -53,7 +53,13 @@ from zeromem_cli.pack.format import (
 )
 from zeromem_cli.pack.tokens import Tokenizer, get_tokenizer
 from zeromem_cli.plain import FrozenRecord, Record, field
-from zeromem_cli.search import DEFAULT_RANKING, held_by_few, may_hold_common_words, run_search
+from zeromem_cli.search import (
+    DEFAULT_RANKING,
+    aggregates,
+    held_by_few,
+    may_hold_common_words,
+    run_search,
+)
 from zeromem_cli.storage import memories as stored
 from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import ParsedQuery, parse_query
@@ -566,7 +572,10 @@ def pack(
             )
             _add_relevance(second, FEEDBACK_WEIGHT, relevance, memories)
         # A session is a conversation (``context.py``): a hit written in one lends to the
-        # turns around it in that session (its origin), whichever session asks.
+        # turns around it in that session (its origin), whichever session asks. Not for a
+        # question adding things up ("how many", "both"): its answers are spread over many
+        # conversations, and the turns around its best hits would take their room (search
+        # gates its own context the same way).
         lent = context_bonus(
             relevance,
             memories,
@@ -575,7 +584,7 @@ def pack(
                 if memory.session is not None
                 else ([], [])  # written outside a session: a fact, not a turn
             ),
-            weight=weights.context,
+            weight=0.0 if aggregates(query) else weights.context,
             window=timedelta(minutes=weights.context_window_minutes),
         )
     exclude = set(exclude)
