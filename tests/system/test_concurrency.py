@@ -91,24 +91,33 @@ def run_together(db: Path, workers: list[list[str]], background: list[list[str]]
     control.mkdir()
     procs = [_spawn(*args) for args in workers]
     loops = [_spawn(*args) for args in background]
-    deadline = time.monotonic() + TIMEOUT
-    ready = lambda: len(list(control.glob("ready.*")))  # noqa: E731
-    while ready() < len(procs) + len(loops):
-        assert time.monotonic() < deadline, "workers never became ready"
-        assert all(p.poll() is None for p in procs + loops), [p.communicate() for p in procs]
-        time.sleep(0.01)
-    (control / "go").touch()
-    failures: list[str] = []
-    for proc in procs:
-        _, err = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
-        if proc.returncode != 0:
-            failures.append(err)
-    (control / "stop").touch()
-    for proc in loops:
-        _, err = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
-        if proc.returncode != 0 or "runs 0" in err:
-            failures.append(err)
-    return failures
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        ready = lambda: len(list(control.glob("ready.*")))  # noqa: E731
+        while ready() < len(procs) + len(loops):
+            assert time.monotonic() < deadline, "workers never became ready"
+            assert all(p.poll() is None for p in procs + loops), [p.communicate() for p in procs]
+            time.sleep(0.01)
+        (control / "go").touch()
+        failures: list[str] = []
+        for proc in procs:
+            _, err = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
+            if proc.returncode != 0:
+                failures.append(err)
+        (control / "stop").touch()
+        for proc in loops:
+            _, err = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
+            if proc.returncode != 0 or "runs 0" in err:
+                failures.append(err)
+        return failures
+    finally:
+        # A timeout or a failed assertion must not leave the loops running for the rest of the
+        # session (they did, for up to 35 minutes, adding to the load of every later test).
+        (control / "stop").touch()
+        for proc in procs + loops:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
 
 
 def test_eight_writers_and_readers_on_a_brand_new_database(tmp_path: Path) -> None:
