@@ -44,6 +44,13 @@ PREFIX_MIN_LENGTH = 4
 MAX_TERMS = 64
 
 
+# The stop phrases by their first character: only those starting with a character the text
+# holds are looked for (most texts hold few of them).
+_PHRASES_BY_START: dict[str, list[str]] = {}
+for _phrase in CHINESE_STOP_PHRASES:
+    _PHRASES_BY_START.setdefault(_phrase[0], []).append(_phrase)
+_PHRASE_STARTS = frozenset(_PHRASES_BY_START)
+_PHRASE_ORDER = {phrase: place for place, phrase in enumerate(CHINESE_STOP_PHRASES)}
 # A particle becomes a break (str.translate), then the run is split there.
 _PARTICLE_BREAKS = {ord(char): "\x00" for char in CJK_PARTICLES}
 
@@ -94,28 +101,34 @@ def query_terms(
 ) -> list[str]:
     """The distinct content terms of ``text``, in order: Latin words and CJK grams.
     ``pairs``, when given, receives the two-character CJK pieces (``ParsedQuery.pairs``)."""
-    terms: list[str] = []
+    # "Report" and "report" are one term to FTS5: the first spelling of each is kept.
+    distinct: dict[str, str] = {}
     normal = normalize(text)
-    latin_part = CJK_RUN.sub(" ", normal)
-    for word in latin_words(latin_part):
-        if drop_stop_words and word.lower() in ENGLISH_STOP_WORDS:
-            continue
-        terms.append(word)
-    runs = CJK_RUN.findall(normal)
+    ascii_only = normal.isascii()  # no CJK run to cut (most memories): one pass
+    for word in latin_words(normal if ascii_only else CJK_RUN.sub(" ", normal)):
+        lowered = word.lower()
+        if lowered not in distinct and not (drop_stop_words and lowered in ENGLISH_STOP_WORDS):
+            distinct[lowered] = word
+    runs = [] if ascii_only else CJK_RUN.findall(normal)
     if runs:
         normal = simplified(normal)  # as the index holds them: 會議 -> 会议
         runs = [simplified(run) for run in runs]
-        # Only the stop phrases the text holds can split one of its runs.
-        phrases = [phrase for phrase in CHINESE_STOP_PHRASES if phrase in normal]
+        # Only the stop phrases the text holds can split one of its runs (a phrase whose
+        # first character the text lacks is not tested further).
+        held = [
+            phrase
+            for start in _PHRASE_STARTS.intersection(normal)
+            for phrase in _PHRASES_BY_START[start]
+            if phrase in normal
+        ]
+        phrases = sorted(held, key=_PHRASE_ORDER.__getitem__)  # CHINESE_STOP_PHRASES order
         for run in runs:
             pieces = _split_cjk_run(run, phrases) if drop_stop_words else [run]
             for piece in pieces:
-                terms.extend(cjk_bigrams(piece) if len(piece) > 1 else [piece])
+                grams = cjk_bigrams(piece)  # CJK has no case: each gram is its own key
+                distinct.update(zip(grams, grams))
                 if pairs is not None and len(piece) == 2:
                     pairs.append(piece)
-    distinct: dict[str, str] = {}  # "Report" and "report" are one term to FTS5
-    for term in terms:
-        distinct.setdefault(term.lower(), term)
     return list(distinct.values())
 
 
