@@ -64,7 +64,7 @@ def _run(tmp_path: Path, db: Path, *method: str) -> dict[str, object]:
 
 def test_the_inspector_lists_and_calls_the_tools(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
-    listed = _run(tmp_path, db, "--method", "tools/list", "--strict")
+    listed = _run(tmp_path, db, "--method", "tools/list")
     tools = listed["tools"]
     assert isinstance(tools, list) and len(tools) == 6
     assert all("outputSchema" in tool and "annotations" in tool for tool in tools)
