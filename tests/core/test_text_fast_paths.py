@@ -270,3 +270,19 @@ def test_query_terms_are_those_of_the_run_by_run_splitting() -> None:
         sample = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
         for drop in (True, False):
             assert query_terms(sample, drop_stop_words=drop) == reference(sample, drop), sample
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.one_of(
+        st.text(alphabet="aAzZ09 '_-.,!?\n\tsedingTHEthe", max_size=60),
+        st.text(alphabet=st.characters(max_codepoint=127), max_size=60),
+    )
+)
+def test_features_of_ascii_text_are_those_of_its_query_words(sample: str) -> None:
+    """``similarity.features`` cuts ASCII text in one pass: the same features as the words
+    search cuts it into (stop words only when it holds nothing else), casefolded, stemmed."""
+    from zeromem_cli.text.query import query_words
+    from zeromem_cli.text.similarity import features, word_features
+
+    assert features(sample) == word_features(query_words(sample))

@@ -125,8 +125,8 @@ def query_terms(
         for run in runs:
             pieces = _split_cjk_run(run, phrases) if drop_stop_words else [run]
             for piece in pieces:
-                grams = cjk_bigrams(piece)  # CJK has no case: each gram is its own key
-                distinct.update(zip(grams, grams))
+                for gram in cjk_bigrams(piece):  # CJK has no case: a gram is its own key
+                    distinct.setdefault(gram, gram)
                 if pairs is not None and len(piece) == 2:
                     pairs.append(piece)
     return list(distinct.values())

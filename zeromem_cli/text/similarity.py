@@ -22,7 +22,8 @@ import functools
 from collections.abc import Callable, Iterable, Sequence
 
 from zeromem_cli.models import Memory
-from zeromem_cli.text.normalize import has_cjk
+from zeromem_cli.text.lexicon import ENGLISH_STOP_WORDS
+from zeromem_cli.text.normalize import has_cjk, latin_words
 from zeromem_cli.text.query import expand_terms, query_words
 
 # Measured on tests/similarity_pairs.py (42 pairs): rephrasings score 0.486-1.0, distinct
@@ -69,6 +70,9 @@ FEATURE_CACHE = 4096
 def features(text: str) -> frozenset[str]:
     """The comparable features of ``text``: stemmed content words and CJK bigrams (cached:
     see ``FEATURE_CACHE``; the result is immutable)."""
+    if text.isascii():  # most memories: no CJK, nothing to normalise, case folded at once
+        words = set(latin_words(text.lower()))
+        return frozenset(map(_stem, words - ENGLISH_STOP_WORDS or words))
     return word_features(query_words(text))
 
 
