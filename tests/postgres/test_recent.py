@@ -123,3 +123,61 @@ def test_a_window_in_the_newest_blocks_is_the_whole_stores(
     assert calls and calls[0] is not None, "the newest blocks were not tried"
     assert all(i >= FAR for i in got) == in_newest_blocks
     assert got == _whole_store(monkeypatch, spread, query)
+
+
+def _true_count(store: MemoryStore, word: str) -> int:
+    row = store.connection.execute(
+        "SELECT count(*) AS n FROM memories WHERE fts @@ %s::tsquery", (word,)
+    ).fetchone()
+    return int(row["n"])
+
+
+@pytest.mark.parametrize(
+    ("word", "cap", "from_blocks"),
+    [
+        ("alpha", 1_001, True),  # in half the newest memories: their blocks hold the cap
+        ("omega", 1_001, True),
+        ("beta", 1_001, False),  # common, but old: the newest blocks hold none, it is counted
+        ("beta", 5_000, None),  # fewer than the cap in all (the statistics say so): counted
+    ],
+)
+def test_counting_a_common_word_stops_in_its_newest_blocks(
+    spread: MemoryStore,
+    pg_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    word: str,
+    cap: int,
+    from_blocks: bool | None,
+) -> None:
+    chosen: list[bool] = []  # whether blocks were chosen, each time they were looked for
+    held: list[bool] = []  # whether they held the count, each time one was asked about
+    newest_hold, restriction = candidates._newest_hold, recent.restriction
+
+    def choose(*args: object, **kwargs: object) -> str | None:
+        found = restriction(*args, **kwargs)  # type: ignore[arg-type]
+        chosen.append(found is not None)
+        return found
+
+    def hold(*args: object) -> bool:
+        held.append(newest_hold(*args))  # type: ignore[arg-type]
+        return held[-1]
+
+    monkeypatch.setattr(recent, "restriction", choose)
+    monkeypatch.setattr(candidates, "_newest_hold", hold)
+    store = MemoryStore(pg_url)  # a new connection: nothing it read before the import
+    conn = store.connection
+    truth = _true_count(store, word)
+    assert candidates.count_matches(conn, f'"{word}"', cap) == min(truth, cap)
+    assert candidates.holds_at_least(conn, [f'"{word}"'], cap) == (truth >= cap)
+    assert candidates.holds_at_least(conn, ['"nothing"', f'"{word}"'], cap) == (truth >= cap)
+    assert len(held) == 4
+    if from_blocks is None:
+        assert chosen == [] and held == [False] * 4  # the statistics say too few: counted
+    else:
+        assert chosen == [True, True, True], "the newest blocks were not tried"
+        # count, holds, then holds of "nothing" (no such word: no blocks) and of the word
+        assert held == [from_blocks, from_blocks, False, from_blocks]
+    with monkeypatch.context() as patched:  # the same answer without the newest blocks
+        patched.setattr(recent, "MOST", 0.0)
+        assert candidates.count_matches(conn, f'"{word}"', cap) == min(truth, cap)
+    store.close()
