@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import time
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -151,27 +151,74 @@ def _totals(conn: Any) -> Totals:
     back through every newer row the role may not read. A member whose newest rows are older
     only gets newest blocks that hold too few of them (the whole store is searched then); a
     role that may not read the sequence gets none."""
+    return _read_totals(conn, (), ())[0]
+
+
+def _read_totals(
+    conn: Any, phrases: Sequence[index.Phrase], counted: Sequence[int]
+) -> tuple[Totals, dict[int, int]]:
+    """``_totals``, and in the same statement the match counts of the ``counted`` phrases (at
+    most ``COUNT_CAP + 1``, by position)."""
     # "id > 0" (every row) lets the planner read the few live rows through the key: a table
     # that once held many deltas (an import by an earlier zeromem wrote one per row) keeps its
     # empty pages until VACUUM FULL, and a sequential scan read them all on every search.
-    totals = conn.execute(
+    row = conn.execute(
         "SELECT coalesce(sum(rows), 0) AS total, coalesce(sum(tokens), 0) AS tokens, "
         "count(*) AS deltas, (SELECT CASE WHEN has_sequence_privilege(q, 'SELECT,USAGE') "
         "THEN pg_sequence_last_value(q) END FROM CAST(pg_get_serial_sequence('memories', 'id') "
-        "AS regclass) q) AS newest FROM fts_totals WHERE id > 0"
+        f"AS regclass) q) AS newest{_count_columns(counted, ', ')} FROM fts_totals WHERE id > 0",
+        {f"p{n}": phrases[n].tsquery() for n in counted},
+        prepare=CUSTOM_PLANS if counted else None,
     ).fetchone()
-    if int(totals["deltas"]) > FOLD_AFTER:
+    if int(row["deltas"]) > FOLD_AFTER:
         conn.execute("SELECT zeromem_fold_totals()")
-    read = Totals(int(totals["total"]), int(totals["tokens"]), int(totals["newest"] or 0))
+    read = Totals(int(row["total"]), int(row["tokens"]), int(row["newest"] or 0))
     _BLOCK_TOTALS[conn] = (time.monotonic(), read)
-    return read
+    return read, {n: int(row[f"hits{n}"]) for n in counted}
+
+
+def _count_columns(counted: Sequence[int], lead: str = "") -> str:
+    """The select list counting each phrase ``%(pN)s`` of ``counted``, at most to one past
+    ``COUNT_CAP``."""
+    return "".join(
+        f"{lead if number == 0 else ', '}(SELECT count(*) FROM (SELECT 1 FROM memories WHERE "
+        f"fts @@ %(p{n})s::tsquery LIMIT {COUNT_CAP + 1}) s{n}) AS hits{n}"
+        for number, n in enumerate(counted)
+    )
+
+
+def _statistics(
+    conn: Any, phrases: Sequence[index.Phrase]
+) -> tuple[Totals, list[float], float, list[int]]:
+    """``_totals`` and ``_idfs`` in one round trip (a search on a store of a few hundred
+    memories made two for each of its rankings, and pack makes five rankings): which phrases
+    to count is chosen by the totals this connection read last, and checked against the ones
+    read with them, so a count they call for that was not made is made then, and one they do
+    not is dropped (the same figures as reading the totals first)."""
+    last = _BLOCK_TOTALS.get(conn)
+    guess = _to_count(conn, phrases, last[1].rows)[1] if last is not None else []
+    totals, counts = _read_totals(conn, phrases, guess)
+    return (totals, *_idfs(conn, phrases, totals, counts))
+
+
+def _to_count(
+    conn: Any, phrases: Sequence[index.Phrase], total: int
+) -> tuple[list[int], list[int]]:
+    """Each phrase's estimated match count (0 when not among the most common lexemes, or on
+    a store of at most ``COUNT_CAP`` rows) and the positions of those to count (``_idfs``)."""
+    common = _common_lexemes(conn) if total > COUNT_CAP else {}
+    estimates = [int(common.get(p.tokens[0], 0.0) * total) for p in phrases]
+    return estimates, [n for n, estimate in enumerate(estimates) if estimate <= COUNT_CAP]
 
 
 def _idfs(
-    conn: Any, phrases: Sequence[index.Phrase], totals: Totals
+    conn: Any,
+    phrases: Sequence[index.Phrase],
+    totals: Totals,
+    known: Mapping[int, int] | None = None,
 ) -> tuple[list[float], float, list[int]]:
     """Each phrase's IDF, the average token count over every indexed row (``totals``) and
-    each phrase's match count.
+    each phrase's match count (``known``: counts already made, by position).
 
     A phrase is counted exactly up to ``COUNT_CAP``. Past that, and for a phrase whose first
     token the planner's statistics (ANALYZE's most common lexemes) already put past it, the
@@ -179,25 +226,22 @@ def _idfs(
     slowest part of a search on a large store, for an IDF near zero either way. Stores of
     fewer than ``COUNT_CAP`` memories are always counted exactly."""
     total, tokens = totals.rows, totals.tokens
-    common = _common_lexemes(conn) if total > COUNT_CAP else {}
-    estimates = [int(common.get(p.tokens[0], 0.0) * total) for p in phrases]
-    counted = [n for n, estimate in enumerate(estimates) if estimate <= COUNT_CAP]
-    hits = list(estimates)
-    if counted:
-        counts = ", ".join(
-            f"(SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ %(p{n})s::tsquery "
-            f"LIMIT {COUNT_CAP + 1}) s{n}) AS hits{n}"
-            for n in counted
-        )
+    estimates, counted = _to_count(conn, phrases, total)
+    counts = dict(known or {})
+    missing = [n for n in counted if n not in counts]
+    if missing:
         row = conn.execute(
-            f"SELECT {counts}",
-            {f"p{n}": phrases[n].tsquery() for n in counted},
+            f"SELECT {_count_columns(missing)}",
+            {f"p{n}": phrases[n].tsquery() for n in missing},
             prepare=CUSTOM_PLANS,
         ).fetchone()
-        for n in counted:
-            hits[n] = max(int(row[f"hits{n}"]), estimates[n])
-    # The totals and the counts are read in separate statements (autocommit): rows committed
-    # in between can make a count exceed the total, and log() of a negative is an error.
+        counts.update((n, int(row[f"hits{n}"])) for n in missing)
+    hits = list(estimates)
+    for n in counted:
+        hits[n] = max(counts[n], estimates[n])
+    # The totals and the counts may be read in separate statements (autocommit): rows
+    # committed in between can make a count exceed the total, and log() of a negative is an
+    # error.
     total = max(total, *hits) if hits else total
     idfs = []
     for n in range(len(phrases)):
@@ -311,8 +355,7 @@ def ranked(
     where, params = filter_clause(filters, now)
     params.update(scope_params(scope), window=max(WINDOW, 2 * candidates), candidates=candidates)
     owner = scope_sql(scope)
-    totals = _totals(conn)
-    idfs, avglen, hits = _idfs(conn, parsed.phrases, totals)
+    totals, idfs, avglen, hits = _statistics(conn, parsed.phrases)
     found: list[tuple[Any, float]] = []
     bounds = (
         _word_window(conn, words, every, totals.rows)
