@@ -19,6 +19,7 @@ One difference stays: a phrase of several tokens is counted by its first token's
 from __future__ import annotations
 
 import math
+import re
 import time
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
@@ -371,15 +372,18 @@ def ranked(
         params["rare"] = rare
         clause = _RARE_SQL.format(scope=owner, where=where) if rare else ""
         window = _WINDOW_SQL.format(scope=owner, where=where, rare=clause)
-        near = (
-            _newest_blocks(conn, words, totals, params["window"])
-            if words is not None and every and rare is None
-            else None
-        )
-        if near is not None:  # the newest blocks first: exact when they fill the window
-            found, filled = _ranked(conn, window, within, idfs_within, avglen, params, near)
-            if filled < params["window"]:
-                found = []
+        groups = _required(words, every, within) if rare is None else None
+        tried = _newest_blocks(conn, groups, totals, params["window"]) if groups else None
+        for _ in range(2):  # the newest blocks first: exact when they fill the window
+            if tried is None:
+                break
+            found, filled = _ranked(
+                conn, window, within, idfs_within, avglen, params, tried.tsquery
+            )
+            if filled >= params["window"]:
+                break
+            found = []  # too few there: as many more blocks as their matches say, once
+            tried = recent.wider(groups or [], tried, totals.newest, filled, params["window"])
         if not found:
             found, _ = _ranked(conn, window, within, idfs_within, avglen, params)
     if len(found) < candidates:  # a small match set, or a window too small: rank every match
@@ -389,16 +393,35 @@ def ranked(
     return found
 
 
-def _newest_blocks(
-    conn: Any, words: Sequence[Sequence[Term]], totals: Totals, window: int
-) -> str | None:
-    """``recent.restriction`` for a window over every word of a query, all of them common
-    (searched in their exact forms)."""
-    groups = [index.parse(any_of(terms, exact=True)).phrases for terms in words]
-    if not all(groups):
+def _required(
+    words: Sequence[Sequence[Term]] | None, every: bool, within: index.Parsed
+) -> list[tuple[index.Phrase, ...]] | None:
+    """The query's required words, each as the phrases of its forms, for ``recent``: every
+    word of an all-words query (all common, in their exact forms), or each phrase of an
+    expression that only ANDs phrases (``search --fts``); None for any other query."""
+    if words is not None:
+        if not every:
+            return None
+        groups = [index.parse(any_of(terms, exact=True)).phrases for terms in words]
+        return groups if all(groups) else None
+    if within.tsquery is None or any(op in _OPERATORS.sub("", within.tsquery) for op in "|!"):
         return None
+    return [(phrase,) for phrase in within.phrases]
+
+
+_OPERATORS = re.compile(r"'(?:[^']|'')*'")  # a quoted lexeme (its text is not an operator)
+
+
+def _newest_blocks(
+    conn: Any, groups: Sequence[Sequence[index.Phrase]], totals: Totals, window: int
+) -> recent.Blocks | None:
+    """The newest blocks for a window over ``groups`` (``_required``): chosen by the words'
+    shares of the store (``recent.choose``), or a first guess when there are none."""
     shares = _common_lexemes(conn)
-    return recent.restriction(groups, shares, totals.rows, totals.newest, window, LARGE)
+    chosen = recent.choose(groups, shares, totals.rows, totals.newest, window, LARGE)
+    if chosen is None and not any(p.tokens[0] in shares for g in groups for p in g):
+        return recent.guess(groups, totals.newest)  # no statistics (row-level security)
+    return chosen
 
 
 def _phrase_window(
