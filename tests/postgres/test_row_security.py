@@ -5,6 +5,8 @@ role, and row-level security decides what it sees, checked here with raw SQL as 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.conftest import Run
@@ -135,3 +137,20 @@ def test_a_member_runs_gc_on_its_own_rows_and_vacuum_is_the_owners(team: Team, c
     assert cli("gc", "--vacuum", "--db", team.url(r["owner"]), db=False).exit_code == 0
     with MemoryStore(team.url(r["bob"])) as bob:
         assert [m.content for m in bob.list()] == ["bob's old note"]
+
+
+def test_init_says_when_members_cannot_use_the_search_index(team: Team, cli: Run) -> None:
+    # PostgreSQL does not mark the text-search match leakproof, so row-level security keeps a
+    # member's searches off the index: init says so, with the statement a superuser may run.
+    owner = team.url(_roles(team)["owner"])
+    with team.raw(_roles(team)["owner"]) as conn:
+        leakproof = conn.execute(
+            "SELECT proleakproof FROM pg_proc "
+            "WHERE oid = 'ts_match_vq(tsvector, tsquery)'::regprocedure"
+        ).fetchone()[0]
+    result = cli("admin", "init-postgres", owner, db=False)
+    assert result.exit_code == 0, result.stderr
+    noted = "ALTER FUNCTION ts_match_vq(tsvector, tsquery) LEAKPROOF" in result.stderr
+    assert noted == (not leakproof)
+    shown = cli("admin", "init-postgres", owner, "--json", db=False)
+    assert json.loads(shown.stdout)["members_use_the_index"] == leakproof

@@ -104,15 +104,20 @@ def _newest_hold(conn: Any, parsed: index.Parsed, count: int) -> bool:
     many. The matches in those blocks are matches, so a yes is exact; a no (too few there:
     an old word, another member's rows, a store grown since ``_block_totals``) is decided by
     counting as before. Only for one word (or prefix) the planner's statistics call common:
-    for the others the count is cheap, or the blocks of one word do not bound it."""
+    for the others the count is cheap, or the blocks of one word do not bound it. Without
+    statistics (row-level security hides them from a member), its newest block is tried."""
     if count <= 0 or len(parsed.phrases) != 1 or len(parsed.phrases[0].tokens) != 1:
         return False
     phrase = parsed.phrases[0]
     totals = _block_totals(conn)
     shares = _common_lexemes(conn)
-    if shares.get(phrase.tokens[0], 0.0) * totals.rows <= count:
+    if not shares:
+        guessed = recent.guess([[phrase]], totals.newest)
+        near = None if guessed is None else guessed.tsquery
+    elif shares.get(phrase.tokens[0], 0.0) * totals.rows <= count:
         return False
-    near = recent.restriction([[phrase]], shares, totals.rows, totals.newest, 2 * count, count)
+    else:
+        near = recent.restriction([[phrase]], shares, totals.rows, totals.newest, 2 * count, count)
     if near is None:
         return False
     row = conn.execute(
@@ -160,6 +165,7 @@ def _read_totals(
 ) -> tuple[Totals, dict[int, int]]:
     """``_totals``, and in the same statement the match counts of the ``counted`` phrases (at
     most ``COUNT_CAP + 1``, by position)."""
+    probes = _count_probes(conn, phrases, counted)
     # "id > 0" (every row) lets the planner read the few live rows through the key: a table
     # that once held many deltas (an import by an earlier zeromem wrote one per row) keeps its
     # empty pages until VACUUM FULL, and a sequential scan read them all on every search.
@@ -167,8 +173,9 @@ def _read_totals(
         "SELECT coalesce(sum(rows), 0) AS total, coalesce(sum(tokens), 0) AS tokens, "
         "count(*) AS deltas, (SELECT CASE WHEN has_sequence_privilege(q, 'SELECT,USAGE') "
         "THEN pg_sequence_last_value(q) END FROM CAST(pg_get_serial_sequence('memories', 'id') "
-        f"AS regclass) q) AS newest{_count_columns(counted, ', ')} FROM fts_totals WHERE id > 0",
-        {f"p{n}": phrases[n].tsquery() for n in counted},
+        f"AS regclass) q) AS newest{_count_columns(counted, probes, ', ')} "
+        "FROM fts_totals WHERE id > 0",
+        _count_params(phrases, counted, probes),
         prepare=CUSTOM_PLANS if counted else None,
     ).fetchone()
     if int(row["deltas"]) > FOLD_AFTER:
@@ -178,14 +185,52 @@ def _read_totals(
     return read, {n: int(row[f"hits{n}"]) for n in counted}
 
 
-def _count_columns(counted: Sequence[int], lead: str = "") -> str:
+def _count_columns(counted: Sequence[int], probes: Mapping[int, str], lead: str = "") -> str:
     """The select list counting each phrase ``%(pN)s`` of ``counted``, at most to one past
-    ``COUNT_CAP``."""
-    return "".join(
-        f"{lead if number == 0 else ', '}(SELECT count(*) FROM (SELECT 1 FROM memories WHERE "
-        f"fts @@ %(p{n})s::tsquery LIMIT {COUNT_CAP + 1}) s{n}) AS hits{n}"
-        for number, n in enumerate(counted)
-    )
+    ``COUNT_CAP``; with a probe ``%(qN)s`` (``_count_probes``), the probe's matches first,
+    and the phrase's only when they are fewer (an InitPlan runs only when it is asked)."""
+    cap = COUNT_CAP + 1
+    columns = []
+    for n in counted:
+        count = (
+            f"(SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ %(p{n})s::tsquery "
+            f"LIMIT {cap}) s{n})"
+        )
+        if n in probes:
+            count = (
+                f"CASE WHEN (SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ "
+                f"%(q{n})s::tsquery LIMIT {cap}) b{n}) >= {cap} THEN {cap} ELSE {count} END"
+            )
+        columns.append(f"{count} AS hits{n}")
+    return (lead if columns else "") + ", ".join(columns)
+
+
+def _count_params(
+    phrases: Sequence[index.Phrase], counted: Sequence[int], probes: Mapping[int, str]
+) -> dict[str, str]:
+    params = {f"p{n}": phrases[n].tsquery() for n in counted}
+    params.update((f"q{n}", probe) for n, probe in probes.items())
+    return params
+
+
+def _count_probes(
+    conn: Any, phrases: Sequence[index.Phrase], counted: Sequence[int]
+) -> dict[int, str]:
+    """For a connection without the planner's statistics (row-level security hides them from
+    a member, and so every phrase is counted, the common ones too): each one-word phrase's
+    lexemes in its newest block (``recent.guess``, by the totals read last), to count first.
+    Their matches are the phrase's, so when they reach the cap so does the phrase: the cap
+    is exact, and a common word's whole match list is not read."""
+    last = _BLOCK_TOTALS.get(conn)
+    if not counted or last is None or _common_lexemes(conn):
+        return {}
+    probes = {}
+    for n in counted:
+        if len(phrases[n].tokens) == 1:
+            guessed = recent.guess([[phrases[n]]], last[1].newest)
+            if guessed is not None:
+                probes[n] = guessed.tsquery
+    return probes
 
 
 def _statistics(
@@ -231,9 +276,10 @@ def _idfs(
     counts = dict(known or {})
     missing = [n for n in counted if n not in counts]
     if missing:
+        probes = _count_probes(conn, phrases, missing)
         row = conn.execute(
-            f"SELECT {_count_columns(missing)}",
-            {f"p{n}": phrases[n].tsquery() for n in missing},
+            f"SELECT {_count_columns(missing, probes)}",
+            _count_params(phrases, missing, probes),
             prepare=CUSTOM_PLANS,
         ).fetchone()
         counts.update((n, int(row[f"hits{n}"])) for n in missing)
@@ -469,6 +515,8 @@ def _more_than_large(conn: Any, expression: str, total: int) -> bool:
         return False
     common = _common_lexemes(conn)
     if sum(common.get(p.tokens[0], 0.0) for p in parsed.phrases) * total > LARGE:
+        return True
+    if _newest_hold(conn, parsed, LARGE + 1):  # without statistics: a member's common word
         return True
     row = conn.execute(
         "SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ %s::tsquery LIMIT %s) s",
