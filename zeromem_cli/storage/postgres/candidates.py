@@ -112,6 +112,8 @@ def _newest_hold(conn: Any, parsed: index.Parsed, count: int) -> bool:
     totals = _block_totals(conn)
     shares = _common_lexemes(conn)
     if not shares:
+        if not _index_usable(conn):
+            return False
         guessed = recent.guess([[phrase]], totals.newest)
         near = None if guessed is None else guessed.tsquery
     elif shares.get(phrase.tokens[0], 0.0) * totals.rows <= count:
@@ -222,7 +224,7 @@ def _count_probes(
     Their matches are the phrase's, so when they reach the cap so does the phrase: the cap
     is exact, and a common word's whole match list is not read."""
     last = _BLOCK_TOTALS.get(conn)
-    if not counted or last is None or _common_lexemes(conn):
+    if not counted or last is None or _common_lexemes(conn) or not _index_usable(conn):
         return {}
     probes = {}
     for n in counted:
@@ -463,11 +465,32 @@ def _newest_blocks(
 ) -> recent.Blocks | None:
     """The newest blocks for a window over ``groups`` (``_required``): chosen by the words'
     shares of the store (``recent.choose``), or a first guess when there are none."""
+    if not _index_usable(conn):
+        return None
     shares = _common_lexemes(conn)
     chosen = recent.choose(groups, shares, totals.rows, totals.newest, window, LARGE)
     if chosen is None and not any(p.tokens[0] in shares for g in groups for p in g):
         return recent.guess(groups, totals.newest)  # no statistics (row-level security)
     return chosen
+
+
+_USABLE: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+
+def _index_usable(conn: Any) -> bool:
+    """Whether this connection's searches can use the search index (once per connection):
+    always for the owner; for a member under row-level security only when the text-search
+    match is leakproof (``admin.members_use_the_index``). Otherwise the newest blocks are
+    no help: every statement reads the table, and a block of the newest ids is found last
+    (a member's search at 1M took ~9 s with them, ~0.1 s without)."""
+    usable = _USABLE.get(conn)
+    if usable is None:
+        from zeromem_cli.storage.postgres.admin import members_use_the_index
+
+        row = conn.execute("SELECT row_security_active('memories') AS active").fetchone()
+        usable = not row["active"] or members_use_the_index(conn)
+        _USABLE[conn] = usable
+    return usable
 
 
 def _phrase_window(
