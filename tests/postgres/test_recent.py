@@ -12,8 +12,10 @@ import pytest
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (zeromem[postgres])")
 
+from tests.postgres.conftest import Team, _roles  # noqa: E402
 from zeromem_cli import MemoryStore  # noqa: E402
 from zeromem_cli.storage.postgres import candidates, db, index, migrations, recent  # noqa: E402
+from zeromem_cli.storage.postgres.admin import LEAKPROOF_SQL as ADMIN_LEAKPROOF  # noqa: E402
 from zeromem_cli.transfer.imports import import_text  # noqa: E402
 
 # Both words are common (more than LARGE memories each), so an all-words search ranks a window.
@@ -110,16 +112,163 @@ def test_a_window_in_the_newest_blocks_is_the_whole_stores(
 ) -> None:
     # Two given words are in a fifth of the newest memories: more than a window.
     assert candidates.WINDOW < NEW // 5
-    calls: list[str | None] = []
-    restriction = recent.restriction
+    calls: list[recent.Blocks | None] = []
+    choose = recent.choose
 
-    def watched(*args: object, **kwargs: object) -> str | None:
-        calls.append(restriction(*args, **kwargs))  # type: ignore[arg-type]
+    def watched(*args: object, **kwargs: object) -> recent.Blocks | None:
+        calls.append(choose(*args, **kwargs))  # type: ignore[arg-type]
         return calls[-1]
 
-    monkeypatch.setattr(recent, "restriction", watched)
+    monkeypatch.setattr(recent, "choose", watched)
     got = [m.id for m in spread.search(query, limit=20)]
     assert len(got) == 20, query
     assert calls and calls[0] is not None, "the newest blocks were not tried"
     assert all(i >= FAR for i in got) == in_newest_blocks
     assert got == _whole_store(monkeypatch, spread, query)
+
+
+def _true_count(store: MemoryStore, word: str) -> int:
+    row = store.connection.execute(
+        "SELECT count(*) AS n FROM memories WHERE fts @@ %s::tsquery", (word,)
+    ).fetchone()
+    return int(row["n"])
+
+
+@pytest.mark.parametrize(
+    ("word", "cap", "from_blocks"),
+    [
+        ("alpha", 1_001, True),  # in half the newest memories: their blocks hold the cap
+        ("omega", 1_001, True),
+        ("beta", 1_001, False),  # common, but old: the newest blocks hold none, it is counted
+        ("beta", 5_000, None),  # fewer than the cap in all (the statistics say so): counted
+    ],
+)
+def test_counting_a_common_word_stops_in_its_newest_blocks(
+    spread: MemoryStore,
+    pg_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    word: str,
+    cap: int,
+    from_blocks: bool | None,
+) -> None:
+    chosen: list[bool] = []  # whether blocks were chosen, each time they were looked for
+    held: list[bool] = []  # whether they held the count, each time one was asked about
+    newest_hold, restriction = candidates._newest_hold, recent.restriction
+
+    def choose(*args: object, **kwargs: object) -> str | None:
+        found = restriction(*args, **kwargs)  # type: ignore[arg-type]
+        chosen.append(found is not None)
+        return found
+
+    def hold(*args: object) -> bool:
+        held.append(newest_hold(*args))  # type: ignore[arg-type]
+        return held[-1]
+
+    monkeypatch.setattr(recent, "restriction", choose)
+    monkeypatch.setattr(candidates, "_newest_hold", hold)
+    store = MemoryStore(pg_url)  # a new connection: nothing it read before the import
+    conn = store.connection
+    truth = _true_count(store, word)
+    assert candidates.count_matches(conn, f'"{word}"', cap) == min(truth, cap)
+    assert candidates.holds_at_least(conn, [f'"{word}"'], cap) == (truth >= cap)
+    assert candidates.holds_at_least(conn, ['"nothing"', f'"{word}"'], cap) == (truth >= cap)
+    assert len(held) == 4
+    if from_blocks is None:
+        assert chosen == [] and held == [False] * 4  # the statistics say too few: counted
+    else:
+        assert chosen == [True, True, True], "the newest blocks were not tried"
+        # count, holds, then holds of "nothing" (no such word: no blocks) and of the word
+        assert held == [from_blocks, from_blocks, False, from_blocks]
+    with monkeypatch.context() as patched:  # the same answer without the newest blocks
+        patched.setattr(recent, "MOST", 0.0)
+        assert candidates.count_matches(conn, f'"{word}"', cap) == min(truth, cap)
+    store.close()
+
+
+def test_fts_conjunctions_use_the_newest_blocks_too(
+    spread: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[recent.Blocks | None] = []
+    choose = recent.choose
+
+    def watched(*args: object, **kwargs: object) -> recent.Blocks | None:
+        calls.append(choose(*args, **kwargs))  # type: ignore[arg-type]
+        return calls[-1]
+
+    monkeypatch.setattr(recent, "choose", watched)
+    for expression, in_newest_blocks in [("alpha AND gamma", True), ("alpha beta", False)]:
+        calls.clear()
+        got = [m.id for m in spread.search(expression, limit=20, fts=True)]
+        assert len(got) == 20 and calls and calls[0] is not None, expression
+        assert all(i >= FAR for i in got) == in_newest_blocks
+        with monkeypatch.context() as patched:
+            patched.setattr(recent, "MOST", 0.0)
+            assert got == [m.id for m in spread.search(expression, limit=20, fts=True)]
+    calls.clear()
+    spread.search("alpha OR gamma", fts=True)  # an OR: no word is required
+    spread.search("alpha NOT gamma", fts=True)
+    assert calls == []
+
+
+@pytest.mark.parametrize("leakproof", [True, False])
+def test_a_member_without_statistics_finds_its_window_in_the_newest_blocks(
+    team: Team, monkeypatch: pytest.MonkeyPatch, leakproof: bool
+) -> None:
+    # Row-level security hides the planner's statistics from a member (pg_stats), so the
+    # newest blocks are guessed, then widened by the matches found there; unless its searches
+    # cannot use the index at all (the text-search match not leakproof: this database only).
+    roles = _roles(team)
+    if leakproof:
+        team.cluster.psql(ADMIN_LEAKPROOF, dbname=team.name)
+    with MemoryStore(team.url(roles["owner"]), user=roles["alice"]) as owner:  # alice's rows
+        import_text(owner, "\n".join(_records(["alpha", "beta", "gamma"], OLD, 1)), "jsonl")
+        owner.connection.execute(f"ALTER TABLE memories ALTER COLUMN id RESTART WITH {FAR - 1}")
+        owner.add("the newer memories begin here")  # an import numbers on from the newest id
+        words = ["alpha", "gamma", "delta", "omega", "sigma", "kappa"]
+        import_text(owner, "\n".join(_records(words, NEW, 2)), "jsonl")
+        owner.connection.execute("ANALYZE memories")
+    guesses: list[recent.Blocks | None] = []
+    widened: list[recent.Blocks | None] = []
+    guess, wider = recent.guess, recent.wider
+
+    def watched_guess(*args: object) -> recent.Blocks | None:
+        guesses.append(guess(*args))  # type: ignore[arg-type]
+        return guesses[-1]
+
+    def watched_wider(*args: object) -> recent.Blocks | None:
+        widened.append(wider(*args))  # type: ignore[arg-type]
+        return widened[-1]
+
+    monkeypatch.setattr(recent, "guess", watched_guess)
+    monkeypatch.setattr(recent, "wider", watched_wider)
+    # Taken as barely common, the words would need more blocks than this, as on a large store.
+    monkeypatch.setattr(recent, "MOST_BLOCKS", 2)
+    with MemoryStore(team.url(roles["alice"])) as alice:
+        assert candidates._common_lexemes(alice.connection) == {}  # hidden from a member
+        for query, in_newest_blocks in [("alpha gamma", True), ("alpha beta", False)]:
+            guesses.clear()
+            got = [m.id for m in alice.search(query, limit=20)]
+            assert len(got) == 20, query
+            if not leakproof:
+                assert guesses == []  # no blocks: every statement reads the table anyway
+                continue
+            assert guesses and guesses[0] is not None, query
+            assert all(i >= FAR for i in got) == in_newest_blocks
+            with monkeypatch.context() as patched:
+                patched.setattr(recent, "MOST", 0.0)
+                assert got == [m.id for m in alice.search(query, limit=20)], query
+    assert widened == ([None] if leakproof else [])  # beta: none in the newest block
+
+
+def test_blocks_widen_by_the_matches_found() -> None:
+    word = [index.Phrase(("report",))]
+    newest = 10 * (1 << recent.SHIFT) + 100
+    first = recent.guess([word], newest)
+    assert first is not None and first.span == (1 << recent.SHIFT) + 100
+    assert first.tsquery == "('~10~report' | '~9~report')"
+    wide = recent.wider([word], first, newest, found=100, window=500)
+    assert wide is not None and wide.span >= recent.MARGIN * first.span * 5
+    blocks = wide.tsquery.count("~report")  # from block 10 down to the first one it needs
+    assert wide.span == newest - ((10 - blocks + 1) << recent.SHIFT)
+    assert recent.wider([word], first, newest, found=0, window=500) is None
+    assert recent.wider([word], first, newest, found=1, window=500) is None  # most of it

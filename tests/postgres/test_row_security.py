@@ -5,60 +5,16 @@ role, and row-level security decides what it sees, checked here with raw SQL as 
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator
-from typing import Any
+import json
 
 import pytest
 
-from tests import pgcluster
 from tests.conftest import Run
 from zeromem_cli import MemoryStore
 from zeromem_cli.errors import NotFoundError, StoreError
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (zeromem[postgres])")
-_databases = itertools.count(1)
-
-
-class Team:
-    def __init__(self, cluster: pgcluster.Cluster, name: str) -> None:
-        self.cluster = cluster
-        self.name = name
-
-    def url(self, role: str) -> str:
-        return self.cluster.url(self.name, user=role)
-
-    def raw(self, role: str) -> Any:
-        return psycopg.connect(self.url(role), autocommit=True)
-
-
-@pytest.fixture
-def team(cluster: pgcluster.Cluster, cli: Run) -> Iterator[Team]:
-    """A database owned by ``owner``, members alice and bob, alice in the group ``backend``."""
-    number = next(_databases)
-    name = f"team{number}"
-    roles = {r: f"{r}{number}" for r in ("owner", "alice", "bob", "backend")}
-    cluster.psql(
-        f"CREATE ROLE {roles['owner']} LOGIN; CREATE ROLE {roles['alice']} LOGIN; "
-        f"CREATE ROLE {roles['bob']} LOGIN; CREATE ROLE {roles['backend']} NOLOGIN; "
-        f"GRANT {roles['backend']} TO {roles['alice']};"
-    )
-    cluster.psql(f"CREATE DATABASE {name} OWNER {roles['owner']}")
-    created = Team(cluster, name)
-    created.roles = roles  # type: ignore[attr-defined]
-    result = cli(
-        "admin", "init-postgres", created.url(roles["owner"]),
-        "--member", roles["alice"], "--member", roles["bob"], db=False,
-    )  # fmt: skip
-    assert result.exit_code == 0, result.stderr
-    assert "applied migration 001 m001_initial" in result.stdout
-    assert "applied migration 002 m002_row_security" in result.stdout
-    assert f"granted role {roles['alice']}" in result.stdout
-    yield created
-
-
-def _roles(team: Team) -> dict[str, str]:
-    return team.roles  # type: ignore[attr-defined,no-any-return]
+from tests.postgres.conftest import Team, _roles  # noqa: E402
 
 
 def test_each_member_writes_as_itself_and_sees_only_its_own_rows(team: Team) -> None:
@@ -181,3 +137,20 @@ def test_a_member_runs_gc_on_its_own_rows_and_vacuum_is_the_owners(team: Team, c
     assert cli("gc", "--vacuum", "--db", team.url(r["owner"]), db=False).exit_code == 0
     with MemoryStore(team.url(r["bob"])) as bob:
         assert [m.content for m in bob.list()] == ["bob's old note"]
+
+
+def test_init_says_when_members_cannot_use_the_search_index(team: Team, cli: Run) -> None:
+    # PostgreSQL does not mark the text-search match leakproof, so row-level security keeps a
+    # member's searches off the index: init says so, with the statement a superuser may run.
+    owner = team.url(_roles(team)["owner"])
+    with team.raw(_roles(team)["owner"]) as conn:
+        leakproof = conn.execute(
+            "SELECT proleakproof FROM pg_proc "
+            "WHERE oid = 'ts_match_vq(tsvector, tsquery)'::regprocedure"
+        ).fetchone()[0]
+    result = cli("admin", "init-postgres", owner, db=False)
+    assert result.exit_code == 0, result.stderr
+    noted = "ALTER FUNCTION ts_match_vq(tsvector, tsquery) LEAKPROOF" in result.stderr
+    assert noted == (not leakproof)
+    shown = cli("admin", "init-postgres", owner, "--json", db=False)
+    assert json.loads(shown.stdout)["members_use_the_index"] == leakproof

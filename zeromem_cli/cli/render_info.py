@@ -144,3 +144,11 @@ def init_report(report: dict[str, Any], as_json: bool) -> None:
     for role in report["granted"]:
         print(f"granted role {role} the use of the store")
     print(f"{report['database']}: zeromem schema version {report['version']}")
+    if not report.get("members_use_the_index", True):
+        from zeromem_cli.storage.postgres.admin import LEAKPROOF_SQL
+
+        message(
+            "note: members' searches read every row (row-level security keeps them off the "
+            "search index unless the text-search match is leakproof); a superuser may run: "
+            f"{LEAKPROOF_SQL}"
+        )

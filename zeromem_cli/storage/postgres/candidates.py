@@ -19,9 +19,10 @@ One difference stays: a phrase of several tokens is counted by its first token's
 from __future__ import annotations
 
 import math
+import re
 import time
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -52,6 +53,8 @@ def holds_at_least(conn: Any, matches: Iterable[str], count: int) -> bool:
         parsed = index.parse(match)
         if parsed.tsquery is None:
             continue
+        if _newest_hold(conn, parsed, count):
+            return True
         row = conn.execute(
             "SELECT 1 FROM memories WHERE fts @@ %s::tsquery LIMIT 1 OFFSET %s",
             (parsed.tsquery, max(count - 1, 0)),
@@ -81,12 +84,65 @@ def count_matches(conn: Any, match: str, cap: int) -> int:
     parsed = index.parse(match)
     if parsed.tsquery is None:
         return 0
+    if _newest_hold(conn, parsed, cap):
+        return cap
     row = conn.execute(
         "SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ %s::tsquery LIMIT %s) s",
         (parsed.tsquery, cap),
         prepare=CUSTOM_PLANS,
     ).fetchone()
     return int(row[0])
+
+
+def _newest_hold(conn: Any, parsed: index.Parsed, count: int) -> bool:
+    """Whether the newest id blocks (``recent``) alone hold ``count`` matches of ``parsed``,
+    a common word: then the whole store does too, and counting them is not needed.
+
+    Counting even a few hundred matches of a common word builds a bitmap of all of them (its
+    whole match list): ~3 ms a word on a million memories, and pack asks about ten feedback
+    words (``search.held_by_few``); the word's entries in its newest blocks are a fiftieth as
+    many. The matches in those blocks are matches, so a yes is exact; a no (too few there:
+    an old word, another member's rows, a store grown since ``_block_totals``) is decided by
+    counting as before. Only for one word (or prefix) the planner's statistics call common:
+    for the others the count is cheap, or the blocks of one word do not bound it. Without
+    statistics (row-level security hides them from a member), its newest block is tried."""
+    if count <= 0 or len(parsed.phrases) != 1 or len(parsed.phrases[0].tokens) != 1:
+        return False
+    phrase = parsed.phrases[0]
+    totals = _block_totals(conn)
+    shares = _common_lexemes(conn)
+    if not shares:
+        if not _index_usable(conn):
+            return False
+        guessed = recent.guess([[phrase]], totals.newest)
+        near = None if guessed is None else guessed.tsquery
+    elif shares.get(phrase.tokens[0], 0.0) * totals.rows <= count:
+        return False
+    else:
+        near = recent.restriction([[phrase]], shares, totals.rows, totals.newest, 2 * count, count)
+    if near is None:
+        return False
+    row = conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ %s::tsquery LIMIT %s) s",
+        (near, count),  # the blocks' lexemes of one word are its matches in those blocks
+        prepare=CUSTOM_PLANS,
+    ).fetchone()
+    return int(row[0]) >= count
+
+
+_BLOCK_TOTALS: weakref.WeakKeyDictionary[Any, tuple[float, Totals]] = weakref.WeakKeyDictionary()
+_BLOCK_TOTALS_SECONDS = 1.0
+
+
+def _block_totals(conn: Any) -> Totals:
+    """The totals ``_newest_hold`` picks its blocks by: those the connection last read, when
+    less than a second old (pack asks about its feedback words right after its search read
+    them), else read again. Figures a little old can only make it look in too few blocks
+    (and count instead)."""
+    cached = _BLOCK_TOTALS.get(conn)
+    if cached is not None and time.monotonic() - cached[0] < _BLOCK_TOTALS_SECONDS:
+        return cached[1]
+    return _totals(conn)
 
 
 class Totals(NamedTuple):
@@ -103,25 +159,114 @@ def _totals(conn: Any) -> Totals:
     back through every newer row the role may not read. A member whose newest rows are older
     only gets newest blocks that hold too few of them (the whole store is searched then); a
     role that may not read the sequence gets none."""
+    return _read_totals(conn, (), ())[0]
+
+
+def _read_totals(
+    conn: Any, phrases: Sequence[index.Phrase], counted: Sequence[int]
+) -> tuple[Totals, dict[int, int]]:
+    """``_totals``, and in the same statement the match counts of the ``counted`` phrases (at
+    most ``COUNT_CAP + 1``, by position)."""
+    probes = _count_probes(conn, phrases, counted)
     # "id > 0" (every row) lets the planner read the few live rows through the key: a table
     # that once held many deltas (an import by an earlier zeromem wrote one per row) keeps its
     # empty pages until VACUUM FULL, and a sequential scan read them all on every search.
-    totals = conn.execute(
+    row = conn.execute(
         "SELECT coalesce(sum(rows), 0) AS total, coalesce(sum(tokens), 0) AS tokens, "
         "count(*) AS deltas, (SELECT CASE WHEN has_sequence_privilege(q, 'SELECT,USAGE') "
         "THEN pg_sequence_last_value(q) END FROM CAST(pg_get_serial_sequence('memories', 'id') "
-        "AS regclass) q) AS newest FROM fts_totals WHERE id > 0"
+        f"AS regclass) q) AS newest{_count_columns(counted, probes, ', ')} "
+        "FROM fts_totals WHERE id > 0",
+        _count_params(phrases, counted, probes),
+        prepare=CUSTOM_PLANS if counted else None,
     ).fetchone()
-    if int(totals["deltas"]) > FOLD_AFTER:
+    if int(row["deltas"]) > FOLD_AFTER:
         conn.execute("SELECT zeromem_fold_totals()")
-    return Totals(int(totals["total"]), int(totals["tokens"]), int(totals["newest"] or 0))
+    read = Totals(int(row["total"]), int(row["tokens"]), int(row["newest"] or 0))
+    _BLOCK_TOTALS[conn] = (time.monotonic(), read)
+    return read, {n: int(row[f"hits{n}"]) for n in counted}
+
+
+def _count_columns(counted: Sequence[int], probes: Mapping[int, str], lead: str = "") -> str:
+    """The select list counting each phrase ``%(pN)s`` of ``counted``, at most to one past
+    ``COUNT_CAP``; with a probe ``%(qN)s`` (``_count_probes``), the probe's matches first,
+    and the phrase's only when they are fewer (an InitPlan runs only when it is asked)."""
+    cap = COUNT_CAP + 1
+    columns = []
+    for n in counted:
+        count = (
+            f"(SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ %(p{n})s::tsquery "
+            f"LIMIT {cap}) s{n})"
+        )
+        if n in probes:
+            count = (
+                f"CASE WHEN (SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ "
+                f"%(q{n})s::tsquery LIMIT {cap}) b{n}) >= {cap} THEN {cap} ELSE {count} END"
+            )
+        columns.append(f"{count} AS hits{n}")
+    return (lead if columns else "") + ", ".join(columns)
+
+
+def _count_params(
+    phrases: Sequence[index.Phrase], counted: Sequence[int], probes: Mapping[int, str]
+) -> dict[str, str]:
+    params = {f"p{n}": phrases[n].tsquery() for n in counted}
+    params.update((f"q{n}", probe) for n, probe in probes.items())
+    return params
+
+
+def _count_probes(
+    conn: Any, phrases: Sequence[index.Phrase], counted: Sequence[int]
+) -> dict[int, str]:
+    """For a connection without the planner's statistics (row-level security hides them from
+    a member, and so every phrase is counted, the common ones too): each one-word phrase's
+    lexemes in its newest block (``recent.guess``, by the totals read last), to count first.
+    Their matches are the phrase's, so when they reach the cap so does the phrase: the cap
+    is exact, and a common word's whole match list is not read."""
+    last = _BLOCK_TOTALS.get(conn)
+    if not counted or last is None or _common_lexemes(conn) or not _index_usable(conn):
+        return {}
+    probes = {}
+    for n in counted:
+        if len(phrases[n].tokens) == 1:
+            guessed = recent.guess([[phrases[n]]], last[1].newest)
+            if guessed is not None:
+                probes[n] = guessed.tsquery
+    return probes
+
+
+def _statistics(
+    conn: Any, phrases: Sequence[index.Phrase]
+) -> tuple[Totals, list[float], float, list[int]]:
+    """``_totals`` and ``_idfs`` in one round trip (a search on a store of a few hundred
+    memories made two for each of its rankings, and pack makes five rankings): which phrases
+    to count is chosen by the totals this connection read last, and checked against the ones
+    read with them, so a count they call for that was not made is made then, and one they do
+    not is dropped (the same figures as reading the totals first)."""
+    last = _BLOCK_TOTALS.get(conn)
+    guess = _to_count(conn, phrases, last[1].rows)[1] if last is not None else []
+    totals, counts = _read_totals(conn, phrases, guess)
+    return (totals, *_idfs(conn, phrases, totals, counts))
+
+
+def _to_count(
+    conn: Any, phrases: Sequence[index.Phrase], total: int
+) -> tuple[list[int], list[int]]:
+    """Each phrase's estimated match count (0 when not among the most common lexemes, or on
+    a store of at most ``COUNT_CAP`` rows) and the positions of those to count (``_idfs``)."""
+    common = _common_lexemes(conn) if total > COUNT_CAP else {}
+    estimates = [int(common.get(p.tokens[0], 0.0) * total) for p in phrases]
+    return estimates, [n for n, estimate in enumerate(estimates) if estimate <= COUNT_CAP]
 
 
 def _idfs(
-    conn: Any, phrases: Sequence[index.Phrase], totals: Totals
+    conn: Any,
+    phrases: Sequence[index.Phrase],
+    totals: Totals,
+    known: Mapping[int, int] | None = None,
 ) -> tuple[list[float], float, list[int]]:
     """Each phrase's IDF, the average token count over every indexed row (``totals``) and
-    each phrase's match count.
+    each phrase's match count (``known``: counts already made, by position).
 
     A phrase is counted exactly up to ``COUNT_CAP``. Past that, and for a phrase whose first
     token the planner's statistics (ANALYZE's most common lexemes) already put past it, the
@@ -129,25 +274,23 @@ def _idfs(
     slowest part of a search on a large store, for an IDF near zero either way. Stores of
     fewer than ``COUNT_CAP`` memories are always counted exactly."""
     total, tokens = totals.rows, totals.tokens
-    common = _common_lexemes(conn) if total > COUNT_CAP else {}
-    estimates = [int(common.get(p.tokens[0], 0.0) * total) for p in phrases]
-    counted = [n for n, estimate in enumerate(estimates) if estimate <= COUNT_CAP]
-    hits = list(estimates)
-    if counted:
-        counts = ", ".join(
-            f"(SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ %(p{n})s::tsquery "
-            f"LIMIT {COUNT_CAP + 1}) s{n}) AS hits{n}"
-            for n in counted
-        )
+    estimates, counted = _to_count(conn, phrases, total)
+    counts = dict(known or {})
+    missing = [n for n in counted if n not in counts]
+    if missing:
+        probes = _count_probes(conn, phrases, missing)
         row = conn.execute(
-            f"SELECT {counts}",
-            {f"p{n}": phrases[n].tsquery() for n in counted},
+            f"SELECT {_count_columns(missing, probes)}",
+            _count_params(phrases, missing, probes),
             prepare=CUSTOM_PLANS,
         ).fetchone()
-        for n in counted:
-            hits[n] = max(int(row[f"hits{n}"]), estimates[n])
-    # The totals and the counts are read in separate statements (autocommit): rows committed
-    # in between can make a count exceed the total, and log() of a negative is an error.
+        counts.update((n, int(row[f"hits{n}"])) for n in missing)
+    hits = list(estimates)
+    for n in counted:
+        hits[n] = max(counts[n], estimates[n])
+    # The totals and the counts may be read in separate statements (autocommit): rows
+    # committed in between can make a count exceed the total, and log() of a negative is an
+    # error.
     total = max(total, *hits) if hits else total
     idfs = []
     for n in range(len(phrases)):
@@ -261,8 +404,7 @@ def ranked(
     where, params = filter_clause(filters, now)
     params.update(scope_params(scope), window=max(WINDOW, 2 * candidates), candidates=candidates)
     owner = scope_sql(scope)
-    totals = _totals(conn)
-    idfs, avglen, hits = _idfs(conn, parsed.phrases, totals)
+    totals, idfs, avglen, hits = _statistics(conn, parsed.phrases)
     found: list[tuple[Any, float]] = []
     bounds = (
         _word_window(conn, words, every, totals.rows)
@@ -278,15 +420,18 @@ def ranked(
         params["rare"] = rare
         clause = _RARE_SQL.format(scope=owner, where=where) if rare else ""
         window = _WINDOW_SQL.format(scope=owner, where=where, rare=clause)
-        near = (
-            _newest_blocks(conn, words, totals, params["window"])
-            if words is not None and every and rare is None
-            else None
-        )
-        if near is not None:  # the newest blocks first: exact when they fill the window
-            found, filled = _ranked(conn, window, within, idfs_within, avglen, params, near)
-            if filled < params["window"]:
-                found = []
+        groups = _required(words, every, within) if rare is None else None
+        tried = _newest_blocks(conn, groups, totals, params["window"]) if groups else None
+        for _ in range(2):  # the newest blocks first: exact when they fill the window
+            if tried is None:
+                break
+            found, filled = _ranked(
+                conn, window, within, idfs_within, avglen, params, tried.tsquery
+            )
+            if filled >= params["window"]:
+                break
+            found = []  # too few there: as many more blocks as their matches say, once
+            tried = recent.wider(groups or [], tried, totals.newest, filled, params["window"])
         if not found:
             found, _ = _ranked(conn, window, within, idfs_within, avglen, params)
     if len(found) < candidates:  # a small match set, or a window too small: rank every match
@@ -296,16 +441,56 @@ def ranked(
     return found
 
 
+def _required(
+    words: Sequence[Sequence[Term]] | None, every: bool, within: index.Parsed
+) -> list[tuple[index.Phrase, ...]] | None:
+    """The query's required words, each as the phrases of its forms, for ``recent``: every
+    word of an all-words query (all common, in their exact forms), or each phrase of an
+    expression that only ANDs phrases (``search --fts``); None for any other query."""
+    if words is not None:
+        if not every:
+            return None
+        groups = [index.parse(any_of(terms, exact=True)).phrases for terms in words]
+        return groups if all(groups) else None
+    if within.tsquery is None or any(op in _OPERATORS.sub("", within.tsquery) for op in "|!"):
+        return None
+    return [(phrase,) for phrase in within.phrases]
+
+
+_OPERATORS = re.compile(r"'(?:[^']|'')*'")  # a quoted lexeme (its text is not an operator)
+
+
 def _newest_blocks(
-    conn: Any, words: Sequence[Sequence[Term]], totals: Totals, window: int
-) -> str | None:
-    """``recent.restriction`` for a window over every word of a query, all of them common
-    (searched in their exact forms)."""
-    groups = [index.parse(any_of(terms, exact=True)).phrases for terms in words]
-    if not all(groups):
+    conn: Any, groups: Sequence[Sequence[index.Phrase]], totals: Totals, window: int
+) -> recent.Blocks | None:
+    """The newest blocks for a window over ``groups`` (``_required``): chosen by the words'
+    shares of the store (``recent.choose``), or a first guess when there are none."""
+    if not _index_usable(conn):
         return None
     shares = _common_lexemes(conn)
-    return recent.restriction(groups, shares, totals.rows, totals.newest, window, LARGE)
+    chosen = recent.choose(groups, shares, totals.rows, totals.newest, window, LARGE)
+    if chosen is None and not any(p.tokens[0] in shares for g in groups for p in g):
+        return recent.guess(groups, totals.newest)  # no statistics (row-level security)
+    return chosen
+
+
+_USABLE: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+
+
+def _index_usable(conn: Any) -> bool:
+    """Whether this connection's searches can use the search index (once per connection):
+    always for the owner; for a member under row-level security only when the text-search
+    match is leakproof (``admin.members_use_the_index``). Otherwise the newest blocks are
+    no help: every statement reads the table, and a block of the newest ids is found last
+    (a member's search at 1M took ~9 s with them, ~0.1 s without)."""
+    usable = _USABLE.get(conn)
+    if usable is None:
+        from zeromem_cli.storage.postgres.admin import members_use_the_index
+
+        row = conn.execute("SELECT row_security_active('memories') AS active").fetchone()
+        usable = not row["active"] or members_use_the_index(conn)
+        _USABLE[conn] = usable
+    return usable
 
 
 def _phrase_window(
@@ -353,6 +538,8 @@ def _more_than_large(conn: Any, expression: str, total: int) -> bool:
         return False
     common = _common_lexemes(conn)
     if sum(common.get(p.tokens[0], 0.0) for p in parsed.phrases) * total > LARGE:
+        return True
+    if _newest_hold(conn, parsed, LARGE + 1):  # without statistics: a member's common word
         return True
     row = conn.execute(
         "SELECT count(*) FROM (SELECT 1 FROM memories WHERE fts @@ %s::tsquery LIMIT %s) s",

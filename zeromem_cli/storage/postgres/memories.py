@@ -147,8 +147,11 @@ def pinned_standing(
 
 
 def by_ids(conn: Any, ids: Iterable[int]) -> list[Memory]:
+    wanted = list(ids)
+    if not wanted:  # pack asks for its pinned memories, most often none: no round trip
+        return []
     rows = conn.execute(
-        f"SELECT {M_COLUMNS} FROM memories m WHERE m.id = ANY(%(ids)s)", {"ids": list(ids)}
+        f"SELECT {M_COLUMNS} FROM memories m WHERE m.id = ANY(%(ids)s)", {"ids": wanted}
     ).fetchall()
     return [to_memory(r) for r in rows]
 
@@ -172,20 +175,21 @@ def neighbours(
         latest=to_iso(written + window),
         **scope_params(scope),
     )
-    found = []
-    for side, bound, order in (
-        ("<", ">= %(earliest)s", "DESC"),
-        (">", "<= %(latest)s", "ASC"),
-    ):
-        rows = conn.execute(
-            f"SELECT {M_COLUMNS} FROM memories m WHERE {scope_sql(scope)} AND {where} "
-            f"AND (m.created_at, m.id) {side} (%(created_at)s, %(id)s) "
-            f"AND m.created_at {bound} "
-            f"ORDER BY m.created_at {order}, m.id {order} LIMIT %(span)s",
-            params,
-        ).fetchall()
-        found.append([to_memory(r) for r in rows])
-    return found[0], found[1]
+    # Both sides in one statement (pack asks for the neighbours of its ten best hits: one
+    # round trip each, not two); ``pos`` keeps each side in its own order, nearest first.
+    sides = " UNION ALL ".join(
+        f"(SELECT {M_COLUMNS}, {number} AS side, row_number() OVER (ORDER BY m.created_at "
+        f"{order}, m.id {order}) AS pos FROM memories m WHERE {scope_sql(scope)} AND {where} "
+        f"AND (m.created_at, m.id) {side} (%(created_at)s, %(id)s) AND m.created_at {bound} "
+        f"ORDER BY m.created_at {order}, m.id {order} LIMIT %(span)s)"
+        for number, (side, bound, order) in enumerate(
+            (("<", ">= %(earliest)s", "DESC"), (">", "<= %(latest)s", "ASC"))
+        )
+    )
+    found: tuple[list[Memory], list[Memory]] = ([], [])
+    for row in conn.execute(f"SELECT * FROM ({sides}) s ORDER BY side, pos", params):
+        found[row.pop("side")].append(to_memory(row))
+    return found
 
 
 def has_id(conn: Any, scope: Scope, memory_id: int) -> bool:

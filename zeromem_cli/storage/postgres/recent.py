@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from zeromem_cli.storage.postgres import index
 
@@ -34,6 +35,15 @@ MOST = 0.8
 MOST_BLOCKS = 32
 
 
+class Blocks(NamedTuple):
+    """Newest blocks to search: ``tsquery`` (to AND with the query), the ids they span (from
+    the first block's start to the newest id) and which query word's lexemes it uses."""
+
+    tsquery: str
+    span: int
+    group: int
+
+
 def restriction(
     groups: Sequence[Sequence[index.Phrase]],
     shares: Mapping[str, float],
@@ -45,9 +55,21 @@ def restriction(
     """A ``tsquery`` matching memories in the newest blocks that hold one of ``groups``
     (query words, each the phrases of its forms, all required), to AND with the query: blocks
     below id ``newest`` enough for ``window`` matches by the words' ``shares`` of the ``total``
-    rows (a word
-    missing from them is taken as barely common: ``least`` matches). None when that would be
-    most of the store."""
+    rows (a word missing from them is taken as barely common: ``least`` matches). None when
+    that would be most of the store."""
+    chosen = choose(groups, shares, total, newest, window, least)
+    return None if chosen is None else chosen.tsquery
+
+
+def choose(
+    groups: Sequence[Sequence[index.Phrase]],
+    shares: Mapping[str, float],
+    total: int,
+    newest: int,
+    window: int,
+    least: int,
+) -> Blocks | None:
+    """``restriction`` with what it spans (``Blocks``)."""
     if not groups or total <= 0:
         return None
     floor = min(1.0, least / total)
@@ -56,15 +78,41 @@ def restriction(
     ]
     density = math.prod(word_shares)
     rows = MARGIN * window / density if density > 0 else math.inf
+    rarest = min(range(len(groups)), key=word_shares.__getitem__)
+    return _blocks(groups, rarest, newest, rows)
+
+
+def guess(groups: Sequence[Sequence[index.Phrase]], newest: int) -> Blocks | None:
+    """The newest block (and the one before when the newest is not yet half full), for words
+    without statistics: a member under row-level security cannot read the planner's (the
+    ``pg_stats`` view hides a table with active policies). Its words' lexemes: those of the
+    longest word (likely the rarest)."""
+    longest = max(range(len(groups)), key=lambda n: (len(groups[n][0].tokens[0]), -n))
+    return _blocks(groups, longest, newest, float(1 << (SHIFT - 1)))
+
+
+def wider(
+    groups: Sequence[Sequence[index.Phrase]], tried: Blocks, newest: int, found: int, window: int
+) -> Blocks | None:
+    """Blocks enough for ``window`` matches when ``tried`` held ``found`` (fewer): as many more
+    ids as the matches found there say (``MARGIN`` beyond), None when it found none or that
+    would be most of the store."""
+    if found <= 0:
+        return None
+    return _blocks(groups, tried.group, newest, MARGIN * tried.span * window / found)
+
+
+def _blocks(
+    groups: Sequence[Sequence[index.Phrase]], group: int, newest: int, rows: float
+) -> Blocks | None:
     if rows >= MOST * newest:
         return None
     first_block = max(0, int(newest - rows)) >> SHIFT
     blocks = range(newest >> SHIFT, first_block - 1, -1)
     if len(blocks) > MOST_BLOCKS:
         return None
-    rarest = min(range(len(groups)), key=word_shares.__getitem__)
-    parts = [_in_block(block, phrase) for block in blocks for phrase in groups[rarest]]
-    return "(" + " | ".join(parts) + ")"
+    parts = [_in_block(block, phrase) for block in blocks for phrase in groups[group]]
+    return Blocks("(" + " | ".join(parts) + ")", newest - (first_block << SHIFT), group)
 
 
 def _in_block(block: int, phrase: index.Phrase) -> str:
