@@ -94,6 +94,7 @@ _NOT_FOR = {
         "zeromem_cli.cli.pack",
         "zeromem_cli.pack.tokens",
         "zeromem_cli.pack.context",
+        "zeromem_cli.pack.speakers",
         "hashlib",
         "gzip",
         "base64",
