@@ -95,6 +95,7 @@ _NOT_FOR = {
         "zeromem_cli.pack.tokens",
         "zeromem_cli.pack.context",
         "zeromem_cli.pack.speakers",
+        "zeromem_cli.pack.openers",
         "hashlib",
         "gzip",
         "base64",
