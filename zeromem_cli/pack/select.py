@@ -51,7 +51,7 @@ from zeromem_cli.pack.format import (
     masked_content,
     plain_content,
 )
-from zeromem_cli.pack.openers import opener_factors
+from zeromem_cli.pack.openers import OPENER_HITS, opener_factors
 from zeromem_cli.pack.speakers import spoken_by_named
 from zeromem_cli.pack.tokens import Tokenizer, get_tokenizer
 from zeromem_cli.plain import FrozenRecord, Record, field
@@ -624,7 +624,8 @@ def pack(
     factor = spoken_by_named(asked, memories) if relevance else {}
     # The first turn of a conversation holds its news (``openers.py``): its own relevance
     # counts more, not what its neighbours lend it.
-    in_sessions = [i for i in relevance if i in memories and memories[i].session]
+    best = sorted(relevance, key=lambda i: -relevance[i])[:OPENER_HITS]
+    in_sessions = [i for i in best if i in memories and memories[i].session]
     openers = opener_factors(stored.session_openers(conn, in_sessions)) if in_sessions else {}
     candidates = score_candidates(
         list(memories.values()), relevance, weights, as_of or now, lent, factor, openers

@@ -23,16 +23,22 @@ from zeromem_cli.text.normalize import fold
 WEIGHT = 1.5
 # A speaker label opening a memory: one or two words ("Melanie", "Dr. Li", "user"), a colon,
 # a space. Longer openings before a colon are sentences, not names.
+_LONGEST = 70  # two words of up to 31 characters, spaces, the colon
 _LABEL = re.compile(r"\s*([^\W\d_][\w'.-]{0,30}(?: [^\W\d_][\w'.-]{0,30})?):\s")
 
 
 def speaker_of(content: str) -> tuple[str, ...]:
     """The words of the speaker label ``content`` opens with, folded (``("dr", "li")``), or
     () when it opens with none."""
-    found = _LABEL.match(content)
+    head = content[:_LONGEST]
+    if ":" not in head:  # most memories: no label, no pattern run
+        return ()
+    found = _LABEL.match(head)
     if found is None:
         return ()
-    return tuple(fold(word.strip(".'-")) for word in found.group(1).split())
+    label = found.group(1)
+    label = label.casefold() if label.isascii() else fold(label)
+    return tuple(word.strip(".'-") for word in label.split())
 
 
 def spoken_by_named(words: Iterable[str], memories: Mapping[int, Memory]) -> dict[int, float]:
