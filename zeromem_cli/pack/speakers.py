@@ -14,33 +14,17 @@ tuning half (``python -m benchmarks.pack_recall``); LongMemEval's ``user`` and
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 
 from zeromem_cli.models import Memory
 from zeromem_cli.text.normalize import fold
+from zeromem_cli.text.speakers import speaker_of
 
 WEIGHT = 1.5
+
+
 # A speaker label opening a memory: one or two words ("Melanie", "Dr. Li", "user"), a colon,
 # a space. Longer openings before a colon are sentences, not names.
-_LONGEST = 70  # two words of up to 31 characters, spaces, the colon
-_LABEL = re.compile(r"\s*([^\W\d_][\w'.-]{0,30}(?: [^\W\d_][\w'.-]{0,30})?):\s")
-
-
-def speaker_of(content: str) -> tuple[str, ...]:
-    """The words of the speaker label ``content`` opens with, folded (``("dr", "li")``), or
-    () when it opens with none."""
-    head = content[:_LONGEST]
-    if ":" not in head:  # most memories: no label, no pattern run
-        return ()
-    found = _LABEL.match(head)
-    if found is None:
-        return ()
-    label = found.group(1)
-    label = label.casefold() if label.isascii() else fold(label)
-    return tuple(word.strip(".'-") for word in label.split())
-
-
 def spoken_by_named(words: Iterable[str], memories: Mapping[int, Memory]) -> dict[int, float]:
     """The factor on each candidate's relevance: ``1 + WEIGHT`` for the turns of a speaker
     that ``words`` (the question's content words) names, when some other speaker is not
@@ -56,4 +40,4 @@ def spoken_by_named(words: Iterable[str], memories: Mapping[int, Memory]) -> dic
     return {memory_id: 1.0 + WEIGHT for memory_id, label in speakers.items() if label in named}
 
 
-__all__ = ["WEIGHT", "speaker_of", "spoken_by_named"]
+__all__ = ["WEIGHT", "spoken_by_named"]
