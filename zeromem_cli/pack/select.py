@@ -624,8 +624,8 @@ def pack(
     factor = spoken_by_named(asked, memories) if relevance else {}
     # The first turn of a conversation holds its news (``openers.py``): its own relevance
     # counts more, not what its neighbours lend it.
-    best = sorted(relevance, key=lambda i: -relevance[i])[:OPENER_HITS]
-    in_sessions = [i for i in best if i in memories and memories[i].session]
+    in_sessions = [i for i in relevance if i in memories and memories[i].session]
+    in_sessions = sorted(in_sessions, key=lambda i: -relevance[i])[:OPENER_HITS]
     openers = opener_factors(stored.session_openers(conn, in_sessions)) if in_sessions else {}
     candidates = score_candidates(
         list(memories.values()), relevance, weights, as_of or now, lent, factor, openers
