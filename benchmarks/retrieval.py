@@ -139,6 +139,7 @@ ABLATIONS = {
     "no session evidence": Ranking(session=0.0),
     "no conversation context": Ranking(context=0.0),
     "no related words": Ranking(related=0.0),
+    "no assistant's turns for 'you said'": Ranking(assistant=0.0),
     "no date factor": Ranking(date=0.0),
     "no verb variants": Ranking(variants=False),
     "no prefix variants": Ranking(prefix=False),
@@ -155,6 +156,7 @@ ABLATIONS = {
         session=0.0,
         context=0.0,
         related=0.0,
+        assistant=0.0,
         pool=0,
     ),
 }

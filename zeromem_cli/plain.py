@@ -479,6 +479,7 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     related_share,
     aggregate_session,
     context,
+    assistant,
 ):
     _set(self, "coverage", coverage)
     _set(self, "date", date)
@@ -496,6 +497,7 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     _set(self, "related_share", related_share)
     _set(self, "aggregate_session", aggregate_session)
     _set(self, "context", context)
+    _set(self, "assistant", assistant)
 
 
 INITS["search.Ranking"] = _init_Ranking

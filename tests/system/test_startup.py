@@ -94,6 +94,8 @@ _NOT_FOR = {
         "zeromem_cli.cli.pack",
         "zeromem_cli.pack.tokens",
         "zeromem_cli.pack.context",
+        "zeromem_cli.pack.speakers",
+        "zeromem_cli.pack.openers",
         "hashlib",
         "gzip",
         "base64",

@@ -51,6 +51,8 @@ from zeromem_cli.pack.format import (
     masked_content,
     plain_content,
 )
+from zeromem_cli.pack.openers import OPENER_HITS, opener_factors
+from zeromem_cli.pack.speakers import spoken_by_named
 from zeromem_cli.pack.tokens import Tokenizer, get_tokenizer
 from zeromem_cli.plain import FrozenRecord, Record, field
 from zeromem_cli.search import (
@@ -180,6 +182,8 @@ def score_candidates(
     weights: Weights,
     now: datetime,
     context: dict[int, float] | None = None,
+    factor: dict[int, float] | None = None,
+    own: dict[int, float] | None = None,
 ) -> list[Candidate]:
     """Score parts of each memory, best first (pinned before all others).
 
@@ -188,14 +192,19 @@ def score_candidates(
     memories of similar relevance but cannot lift a barely matching one above a strong match
     (measured on LoCoMo: the additive form let recency push evidence out). Without a query the
     parts simply add up. ``context`` is relevance lent by neighbours (``context.py``), added to
-    a memory's own relevance on the same scale.
+    a memory's own relevance on the same scale; ``own`` multiplies a memory's own relevance
+    (``openers.py``), ``factor`` its whole relevance, the lent part included
+    (``speakers.py``).
     """
     context = context or {}
+    factor = factor or {}
+    own = own or {}
     top = max(relevance.values(), default=0.0)
     candidates = []
     for memory in memories:
         lent = context.get(memory.id, 0.0) / top if top > 0 else 0.0
-        rel = relevance.get(memory.id, 0.0) / top + lent if top > 0 else 0.0
+        mine = relevance.get(memory.id, 0.0) * own.get(memory.id, 1.0)
+        rel = (mine / top + lent) * factor.get(memory.id, 1.0) if top > 0 else 0.0
         imp = memory.importance / 10
         rec = _recency(memory, now, weights.half_life_days)
         acc = _access(memory.access_count)
@@ -557,9 +566,11 @@ def pack(
     relevance: dict[int, float] = {}
     memories: dict[int, Memory] = {}
     lent: dict[int, float] = {}
+    asked: tuple[str, ...] = ()  # the question's content words
     scopes = _read_scopes(scope) if inherit else [scope]
     if query is not None and query.strip():
         parsed = parse_query(require_utf8(query, "query"))
+        asked = parsed.content
         hits = _search(conn, scopes, now, parsed, pool, filters, as_of)
         _add_relevance(hits, 1.0, relevance, memories)
         few: Callable[[str], bool] | None = None
@@ -609,7 +620,16 @@ def pack(
             memories.setdefault(memory.id, memory)
     for memory_id in exclude:
         memories.pop(memory_id, None)  # relevance keeps its scale: the best hit still counts
-    candidates = score_candidates(list(memories.values()), relevance, weights, as_of or now, lent)
+    # A question naming one speaker of a conversation: that one's turns first.
+    factor = spoken_by_named(asked, memories) if relevance else {}
+    # The first turn of a conversation holds its news (``openers.py``): its own relevance
+    # counts more, not what its neighbours lend it.
+    in_sessions = [i for i in relevance if i in memories and memories[i].session]
+    in_sessions = sorted(in_sessions, key=lambda i: -relevance[i])[:OPENER_HITS]
+    openers = opener_factors(stored.session_openers(conn, in_sessions)) if in_sessions else {}
+    candidates = score_candidates(
+        list(memories.values()), relevance, weights, as_of or now, lent, factor, openers
+    )
     chosen, text, tokens = fill(candidates, formatter, counter, budget, pinned_share)
     return PackResult(
         text=text,
