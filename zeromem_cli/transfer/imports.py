@@ -376,6 +376,10 @@ def _apply(
     records = list(plan.inserts.values())
     if not records:
         return
+    fresh = bulk.fresh_ids(conn, len(records))
+    if fresh is not None:  # the importer cannot see every id in use: the database gives them
+        for record, memory_id in zip(records, fresh, strict=True):
+            record.values["id"] = memory_id
     with fts.bulk_loading(conn):
         _insert_new(conn, records, progress, total)
 

@@ -215,6 +215,23 @@ def existing(conn: Any) -> Iterator[Any]:
     ).fetchall()
 
 
+def fresh_ids(conn: Any, count: int) -> list[int] | None:
+    """For a team member (``admin.member_user``), ``count`` ids from the id sequence: row-level
+    security hides the other members' rows, so the ids ``existing`` shows are not all the
+    ids in use, and ids picked past them would collide. None for the store's owner, who
+    sees every row and keeps the ids an export gave (an exact round trip)."""
+    from zeromem_cli.storage.postgres.admin import member_user
+
+    if count < 1 or member_user(conn) is None:
+        return None
+    rows = conn.execute(
+        "SELECT nextval(pg_get_serial_sequence('memories', 'id')) AS id "
+        "FROM generate_series(1, %(count)s)",
+        {"count": count},
+    ).fetchall()
+    return [int(row["id"]) for row in rows]
+
+
 def _plain(value: Any) -> Any:
     """Booleans as the integers the columns hold (psycopg sends a bool as boolean)."""
     return int(value) if isinstance(value, bool) else value
@@ -293,7 +310,10 @@ def insert_imported(
         if _unique_violation(exc):
             raise ImportConflict(str(exc).splitlines()[0]) from None
         raise
-    conn.execute(
-        "SELECT setval(pg_get_serial_sequence('memories', 'id'), "
-        "greatest((SELECT max(id) FROM memories), 1))"
-    )
+    from zeromem_cli.storage.postgres.admin import member_user
+
+    if member_user(conn) is None:  # a member's ids came from the sequence (``fresh_ids``)
+        conn.execute(
+            "SELECT setval(pg_get_serial_sequence('memories', 'id'), "
+            "greatest((SELECT max(id) FROM memories), 1))"
+        )

@@ -281,6 +281,13 @@ def existing(conn: sqlite3.Connection) -> Iterator[sqlite3.Row]:
     )
 
 
+def fresh_ids(conn: sqlite3.Connection, count: int) -> list[int] | None:
+    """Ids the database hands out for ``count`` imported memories, where the importer cannot
+    see every id in use (``existing``) and so cannot pick free ones; None where it can: here
+    always (a SQLite store has no rows hidden from its reader)."""
+    return None
+
+
 def update_imported(
     conn: sqlite3.Connection, row: sqlite3.Row, merged: dict[str, Any], now: str
 ) -> None:
