@@ -94,6 +94,21 @@ def spread(pg_url: str) -> Iterator[MemoryStore]:
     store.close()
 
 
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> list[recent.Blocks | None]:
+    """What each ``recent.choose`` of the test's searches returned: the newest blocks tried,
+    or None when they were not."""
+    found: list[recent.Blocks | None] = []
+    choose = recent.choose
+
+    def watched(*args: object, **kwargs: object) -> recent.Blocks | None:
+        found.append(choose(*args, **kwargs))  # type: ignore[arg-type]
+        return found[-1]
+
+    monkeypatch.setattr(recent, "choose", watched)
+    return found
+
+
 def _whole_store(monkeypatch: pytest.MonkeyPatch, store: MemoryStore, query: str) -> list[int]:
     with monkeypatch.context() as patched:
         patched.setattr(recent, "MOST", 0.0)  # never the newest blocks alone
@@ -108,18 +123,14 @@ def _whole_store(monkeypatch: pytest.MonkeyPatch, store: MemoryStore, query: str
     ],
 )
 def test_a_window_in_the_newest_blocks_is_the_whole_stores(
-    spread: MemoryStore, monkeypatch: pytest.MonkeyPatch, query: str, in_newest_blocks: bool
+    spread: MemoryStore,
+    monkeypatch: pytest.MonkeyPatch,
+    calls: list[recent.Blocks | None],
+    query: str,
+    in_newest_blocks: bool,
 ) -> None:
     # Two given words are in a fifth of the newest memories: more than a window.
     assert candidates.WINDOW < NEW // 5
-    calls: list[recent.Blocks | None] = []
-    choose = recent.choose
-
-    def watched(*args: object, **kwargs: object) -> recent.Blocks | None:
-        calls.append(choose(*args, **kwargs))  # type: ignore[arg-type]
-        return calls[-1]
-
-    monkeypatch.setattr(recent, "choose", watched)
     got = [m.id for m in spread.search(query, limit=20)]
     assert len(got) == 20, query
     assert calls and calls[0] is not None, "the newest blocks were not tried"
@@ -186,16 +197,8 @@ def test_counting_a_common_word_stops_in_its_newest_blocks(
 
 
 def test_fts_conjunctions_use_the_newest_blocks_too(
-    spread: MemoryStore, monkeypatch: pytest.MonkeyPatch
+    spread: MemoryStore, monkeypatch: pytest.MonkeyPatch, calls: list[recent.Blocks | None]
 ) -> None:
-    calls: list[recent.Blocks | None] = []
-    choose = recent.choose
-
-    def watched(*args: object, **kwargs: object) -> recent.Blocks | None:
-        calls.append(choose(*args, **kwargs))  # type: ignore[arg-type]
-        return calls[-1]
-
-    monkeypatch.setattr(recent, "choose", watched)
     for expression, in_newest_blocks in [("alpha AND gamma", True), ("alpha beta", False)]:
         calls.clear()
         got = [m.id for m in spread.search(expression, limit=20, fts=True)]
