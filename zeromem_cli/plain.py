@@ -562,12 +562,14 @@ INITS["text.secrets.SecretMatch"] = _init_SecretMatch
 
 
 def _init_SecretRule(  # type: ignore[no-untyped-def]
-    self, name, description, pattern, check
+    self, name, description, pattern, check, needs, folded
 ):
     _set(self, "name", name)
     _set(self, "description", description)
     _set(self, "pattern", pattern)
     _set(self, "check", check)
+    _set(self, "needs", needs)
+    _set(self, "folded", folded)
 
 
 INITS["text.secrets.SecretRule"] = _init_SecretRule

@@ -121,7 +121,65 @@ def test_secret_pre_checks_never_hide_what_the_rules_find() -> None:
     texts = [t.format(s=s) for _, t, s in SAMPLES] + list(ORDINARY)
     for sample in texts:
         for variant in _variants(sample):
-            assert secrets.find_secrets(variant) == secrets._scan(variant), variant
+            every_rule = secrets._scan(variant, every_rule=True)
+            assert secrets.find_secrets(variant) == every_rule, variant
+            # Each rule's own literals (``SecretRule.needs``) never skip a text it matches.
+            assert secrets._scan(variant) == every_rule, variant
+
+
+# Pieces of credentials and of the names around them, in any case and order: texts near the
+# rules' edges, where a wrong literal in a rule's ``needs`` would skip a match.
+_SECRET_PIECES = st.sampled_from(
+    [
+        "password",
+        "Passwd",
+        "PIN",
+        "my",
+        "the",
+        " is ",
+        "=",
+        ": ",
+        '"',
+        "'",
+        "api_key",
+        "Token",
+        "SECRET",
+        "aws",
+        "AccountKey",
+        "Authorization",
+        "Basic ",
+        "Bearer ",
+        "://",
+        "user:",
+        "@host",
+        "sk-",
+        "sk_live_",
+        "ghp_",
+        "xoxb-",
+        "eyJ",
+        ".",
+        "密码是",
+        "AKIA",
+        "AIza",
+        "SG.",
+        "SK",
+        "hf_",
+        "npm_",
+        "-----BEGIN RSA PRIVATE KEY-----",
+        "\u212a",
+        "\u017f",
+        "aB3xQ9zL7mN2pR5tV8wY1cE4",
+        "0123456789abcdef0123456789abcdef",
+        " ",
+        "\n",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_SECRET_PIECES, max_size=12).map("".join))
+def test_rule_literals_never_skip_a_match(sample: str) -> None:
+    assert secrets._scan(sample) == secrets._scan(sample, every_rule=True)
 
 
 def test_lazy_cjk_pattern_answers_as_the_compiled_one() -> None:
