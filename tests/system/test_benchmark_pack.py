@@ -20,3 +20,18 @@ def test_pack_benchmark_quick_mode_runs(capsys: pytest.CaptureFixture[str]) -> N
     assert all(0.0 <= r <= 1.0 for r in out["recall"]["plain"])
     printed = capsys.readouterr().out
     assert "evidence recall" in printed and "per category" in printed
+
+
+def test_pack_digest_is_the_same_twice_and_within_budget(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from benchmarks.pack_digest import BUDGETS, FORMATS, main
+
+    assert main(["--count", "10000", "--queries", "3"]) == 0
+    first = capsys.readouterr().out.splitlines()
+    assert main(["--count", "10000", "--queries", "3"]) == 0
+    assert capsys.readouterr().out.splitlines() == first
+    assert len(first) == 4 * len(BUDGETS) * len(FORMATS)
+    for line in first:
+        _, budget, _, ids, tokens, _ = line.split(" | ")
+        assert 0 < int(tokens) <= int(budget) and ids
