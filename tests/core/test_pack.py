@@ -244,3 +244,31 @@ def test_output_never_exceeds_the_budget(
             assert result.text == "" or result.text.endswith("\n")
         pinned_first = [m.pinned for m in result.memories]
         assert pinned_first == sorted(pinned_first, reverse=True)
+
+
+def test_feedback_counts_only_in_the_conversations_of_the_best_hits(db_path: Path) -> None:
+    """In a store of conversations, the feedback words (the best hits' own) add relevance to
+    the turns of the best hits' conversations, not to the same topic talked about in another
+    conversation; a memory outside any session still gets it (the tests above)."""
+    store = MemoryStore(db_path, session="asking", clock=lambda: T0 + timedelta(days=30))
+    answer = store.write(
+        "Dana planned the telescope trip to watch the meteor shower",
+        session="first",
+        created_at=T0,
+    ).memory
+    inside = store.write(
+        "Packed the telescope, blankets and thermos for the meteor night",
+        session="first",
+        created_at=T0 + timedelta(days=2),
+    ).memory
+    elsewhere = store.write(
+        "The club showed telescope photos of a meteor over the lake",
+        session="second",
+        created_at=T0 + timedelta(days=9),
+    ).memory
+    result = store.pack("What trip did Dana plan?", budget=500, touch=False)
+    relevance = {c.memory.id: c.relevance for c in result.candidates}
+    assert relevance[answer.id] > relevance[inside.id] > 0
+    assert relevance.get(elsewhere.id, 0.0) == 0.0
+    assert elsewhere.id not in {m.id for m in result.memories}
+    store.close()

@@ -9,7 +9,8 @@ exceeds the budget. Steps:
    without a query, the most important and most recent ones. With a query,
    pseudo-relevance feedback: a second search for the most distinctive words of the best
    hits (``expansion_terms``) adds its hits, and 0.3 times its relative score to relevance,
-   so a memory phrased unlike the question but like its best answers can rise.
+   so a memory phrased unlike the question but like its best answers can rise; in a store of
+   conversations, only its hits in the best hits' own conversations (``near_feedback``).
 2. Score (relevance: the first search's score relative to its best hit, plus feedback): with a
    query ``relevance * (w_rel + importance * w_imp + recency * w_rec + access *
    w_acc)``, without one the last three parts added; each part in 0..1 (relevance relative to
@@ -387,11 +388,33 @@ def expansion_terms(
     return kept
 
 
+def near_feedback(hits: Sequence[Memory], feedback: Sequence[Memory]) -> list[Memory]:
+    """The feedback hits that may add relevance: those written in a conversation (origin
+    session) that one of the ``FEEDBACK_DOCS`` best hits of the question was written in, and
+    every one written outside a session.
+
+    The feedback words are the best hits' own, so elsewhere in a store of conversations they
+    mostly find the same topic talked about another day, which crowds out the question's
+    own evidence; inside the best hits' conversations they find the turns that answer it in
+    other words. Chosen on LoCoMo's tuning half (``python -m benchmarks.pack_recall``, pack
+    @1000: every feedback hit at 0.3 0.812; outside ones at 0.15 / 0.1 / 0: 0.815 / 0.815 /
+    0.817; inside ones at 0.4 or 0.5 lower; 3 or 10 best hits' conversations 0.816).
+    A store without sessions is unchanged.
+    """
+    near = {hit.scope for hit in hits[:FEEDBACK_DOCS] if hit.session is not None}
+    return [hit for hit in feedback if hit.session is None or hit.scope in near]
+
+
 def _add_relevance(
-    hits: Sequence[Memory], share: float, relevance: dict[int, float], memories: dict[int, Memory]
+    hits: Sequence[Memory],
+    share: float,
+    relevance: dict[int, float],
+    memories: dict[int, Memory],
+    search: Sequence[Memory] | None = None,
 ) -> None:
-    """Add ``share`` times each hit's score relative to the best hit of its search."""
-    top = max((hit.score or 0.0 for hit in hits), default=0.0)
+    """Add ``share`` times each hit's score relative to the best hit of its search (``search``
+    when ``hits`` are some of its results, else ``hits`` themselves)."""
+    top = max((hit.score or 0.0 for hit in (hits if search is None else search)), default=0.0)
     for hit in hits:
         part = max(hit.score or 0.0, 0.0) / top if top > 0 else 0.0
         relevance[hit.id] = relevance.get(hit.id, 0.0) + share * part
@@ -581,7 +604,9 @@ def pack(
             second = _search(
                 conn, scopes, now, parse_query(" ".join(expansion)), pool, filters, as_of
             )
-            _add_relevance(second, FEEDBACK_WEIGHT, relevance, memories)
+            _add_relevance(
+                near_feedback(hits, second), FEEDBACK_WEIGHT, relevance, memories, second
+            )
         # A session is a conversation (``context.py``): a hit written in one lends to the
         # turns around it in that session (its origin), whichever session asks. Not for a
         # question adding things up ("how many", "both"): its answers are spread over many
