@@ -7,7 +7,8 @@ aliases turned into the declared names, a call naming another scope refused (``s
 unknown or malformed arguments answered in one line, and every failure an ``isError`` result
 with zeromem's message: a call never kills the server. Nothing but protocol reaches stdout:
 the SDK's stdio transport serves from a private copy of file descriptor 1 and points 1 at
-stderr meanwhile, and logging goes to stderr.
+stderr meanwhile, and logging goes to stderr. Its input is read through ``stdin``, so a call
+holding a lone surrogate is answered rather than dropped.
 
 Store calls run in worker threads one at a time: one SQLite connection per process, and other
 processes on the same file wait on SQLite's own lock, within its busy timeout.
@@ -123,6 +124,17 @@ class ZeromemServer(MCPServer[Any]):
     @property
     def tool_names(self) -> list[str]:
         return list(self._specs)
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio loop, reading stdin through ``stdin.readable_stdin``: a call whose
+        JSON holds a lone surrogate is answered, where the SDK's parser would drop it."""
+        from mcp.server.stdio import stdio_server
+
+        from zeromem_cli.mcp.stdin import readable_stdin
+
+        async with stdio_server(stdin=readable_stdin()) as (read_stream, write_stream):
+            server = self._lowlevel_server
+            await server.run(read_stream, write_stream, server.create_initialization_options())
 
     def _register(self, spec: ToolSpec, params: list[Param]) -> None:
         run, box = spec.run, self.box
