@@ -32,6 +32,7 @@ from zeromem_cli.errors import InvalidInputError, SecretDetectedError, ZeromemEr
 from zeromem_cli.mcp.catalog import REQUIRED, TOOLS, Param, ToolSpec
 from zeromem_cli.mcp.scope import describe
 from zeromem_cli.mcp.toolbox import Toolbox, ToolOutput
+from zeromem_cli.text.display import message_line
 
 logger = logging.getLogger("zeromem.mcp")
 
@@ -62,8 +63,9 @@ def error_result(message: str) -> CallToolResult:
 
 
 def message_of(exc: ZeromemError) -> str:
-    """zeromem's one-line message, with the CLI's advice replaced where MCP has no such flag."""
-    text = " ".join(str(exc).split())
+    """zeromem's one-line message (``display.message_line``: a secret quoted from the call
+    masked, a long value cut), with the CLI's advice replaced where MCP has no such flag."""
+    text = message_line(str(exc))
     if isinstance(exc, SecretDetectedError):
         # The CLI suggests --allow-secret; a model cannot pass it, and should not.
         text = text.split("; remove it", 1)[0] + "; nothing was stored"
@@ -183,7 +185,7 @@ class ZeromemServer(MCPServer[Any]):
             return error_result(message_of(exc))
         except Exception as exc:  # a bug: the server stays up, the caller learns of it
             logger.exception("zeromem tool failed")
-            return error_result(f"internal error: {type(exc).__name__}: {exc}")
+            return error_result(message_line(f"internal error: {type(exc).__name__}: {exc}"))
         return CallToolResult(
             content=[TextContent(type="text", text=output.text)], structured_content=output.data
         )
