@@ -147,6 +147,15 @@ def test_a_usage_error_never_echoes_a_secret(cli: Run, args: list[str], secret: 
         assert secret not in result.stderr, result.stderr
 
 
+def test_an_error_quoting_a_huge_value_stays_short(cli: Run) -> None:
+    """A 100,000-character bad value is quoted by its start and its length, not whole."""
+    result = cli("add", "the otter naps", "--ttl", "7" * 100_000 + "x")
+    assert result.exit_code == 2
+    line = result.stderr.strip()
+    assert line.startswith("zeromem: error: not a TTL: '777") and len(line) < 300
+    assert "(100001 characters)" in line
+
+
 # -- terminal safety ---------------------------------------------------------------------------
 
 

@@ -229,3 +229,22 @@ def test_bad_calls_are_one_line_errors_and_the_server_stays_up(client: McpClient
     )
     assert "content is empty" in client.error("memory_save", text="   ")
     assert client.ok("memory_search", query="weekly report")["count"] >= 1
+
+
+def test_an_error_never_echoes_a_secret_or_a_huge_value_it_was_given(client: McpClient) -> None:
+    """Messages quote what was wrong (``not a TTL: '...'``); a credential pasted into the wrong
+    argument is masked there as on every read, and a huge value is cut, not sent back whole."""
+    token = "ghp_" + "Q7r8S9t0U1v2W3x4Y5z6A7b8C9d0E1f2G3h4"
+    for name, arguments in (
+        ("memory_search", {"query": "x", "since": token}),
+        ("memory_save", {"text": "the otter naps", "ttl": token}),
+        ("memory_get", {"keys": [token]}),
+        ("memory_forget", {"key": token}),
+    ):
+        message = client.error(name, **arguments)
+        assert token[4:] not in message, name
+        assert "[secret: github_token]" in message, name
+    huge = "9" * 100_000
+    message = client.error("memory_search", query="x", until=f"in {huge} ways")
+    assert message.startswith("until: not a date or duration: 'in 999")
+    assert "(100008 characters)" in message and len(message) < 300

@@ -42,12 +42,19 @@ def message(text: str, *, file: TextIO | None = None) -> None:
 
 def error(text: str) -> None:
     """One line on stderr. Messages quote input (a bad value, a file name): likely secrets are
-    masked and control characters made visible here, on every error path at once."""
-    print(f"zeromem: error: {shown(text)}", file=sys.stderr)
+    masked, long values cut and control characters made visible here, on every error path at
+    once (``text.display.message_line``)."""
+    print(f"zeromem: error: {_message(text)}", file=sys.stderr)
 
 
 def warning(text: str) -> None:
-    print(f"zeromem: warning: {shown(text)}", file=sys.stderr)
+    print(f"zeromem: warning: {_message(text)}", file=sys.stderr)
+
+
+def _message(text: str) -> str:
+    from zeromem_cli.text.display import message_line
+
+    return message_line(text)
 
 
 def dumps(data: Any, *, indent: int | None = 2) -> str:

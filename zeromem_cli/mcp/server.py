@@ -7,7 +7,8 @@ aliases turned into the declared names, a call naming another scope refused (``s
 unknown or malformed arguments answered in one line, and every failure an ``isError`` result
 with zeromem's message: a call never kills the server. Nothing but protocol reaches stdout:
 the SDK's stdio transport serves from a private copy of file descriptor 1 and points 1 at
-stderr meanwhile, and logging goes to stderr.
+stderr meanwhile, and logging goes to stderr. Its input is read through ``stdin``, so a call
+holding a lone surrogate is answered rather than dropped.
 
 Store calls run in worker threads one at a time: one SQLite connection per process, and other
 processes on the same file wait on SQLite's own lock, within its busy timeout.
@@ -31,6 +32,7 @@ from zeromem_cli.errors import InvalidInputError, SecretDetectedError, ZeromemEr
 from zeromem_cli.mcp.catalog import REQUIRED, TOOLS, Param, ToolSpec
 from zeromem_cli.mcp.scope import describe
 from zeromem_cli.mcp.toolbox import Toolbox, ToolOutput
+from zeromem_cli.text.display import message_line
 
 logger = logging.getLogger("zeromem.mcp")
 
@@ -61,8 +63,9 @@ def error_result(message: str) -> CallToolResult:
 
 
 def message_of(exc: ZeromemError) -> str:
-    """zeromem's one-line message, with the CLI's advice replaced where MCP has no such flag."""
-    text = " ".join(str(exc).split())
+    """zeromem's one-line message (``display.message_line``: a secret quoted from the call
+    masked, a long value cut), with the CLI's advice replaced where MCP has no such flag."""
+    text = message_line(str(exc))
     if isinstance(exc, SecretDetectedError):
         # The CLI suggests --allow-secret; a model cannot pass it, and should not.
         text = text.split("; remove it", 1)[0] + "; nothing was stored"
@@ -124,6 +127,17 @@ class ZeromemServer(MCPServer[Any]):
     def tool_names(self) -> list[str]:
         return list(self._specs)
 
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio loop, reading stdin through ``stdin.readable_stdin``: a call whose
+        JSON holds a lone surrogate is answered, where the SDK's parser would drop it."""
+        from mcp.server.stdio import stdio_server
+
+        from zeromem_cli.mcp.stdin import readable_stdin
+
+        async with stdio_server(stdin=readable_stdin()) as (read_stream, write_stream):
+            server = self._lowlevel_server
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
     def _register(self, spec: ToolSpec, params: list[Param]) -> None:
         run, box = spec.run, self.box
 
@@ -171,7 +185,7 @@ class ZeromemServer(MCPServer[Any]):
             return error_result(message_of(exc))
         except Exception as exc:  # a bug: the server stays up, the caller learns of it
             logger.exception("zeromem tool failed")
-            return error_result(f"internal error: {type(exc).__name__}: {exc}")
+            return error_result(message_line(f"internal error: {type(exc).__name__}: {exc}"))
         return CallToolResult(
             content=[TextContent(type="text", text=output.text)], structured_content=output.data
         )

@@ -13,13 +13,17 @@ So every field printed in table or plain form passes through ``shown``:
   text itself (Arabic, Hebrew) is printed as it is.
 
 JSON output is left whole (its encoder escapes control characters, and it is for programs).
+
+Error messages quote what was given (``not a TTL: '...'``), and a face shows them to a person or
+a model: ``message_line`` masks them the same way and shortens a long quoted value, so a
+200,000-character argument is not answered with a 200,000-character error.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["shown", "terminal_safe"]
+__all__ = ["message_line", "shortened", "shown", "terminal_safe"]
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -50,3 +54,37 @@ def shown(text: str) -> str:
     from zeromem_cli.text.secrets import mask_secrets
 
     return terminal_safe(mask_secrets(text))
+
+
+# A quoted value (as ``repr`` writes it) longer than this in a message is cut to its start;
+# a whole message longer than MESSAGE_MAX loses its middle.
+QUOTED_MAX = 80
+MESSAGE_MAX = 1000
+_LONGER = "{" + str(QUOTED_MAX + 1) + ",}"
+_QUOTED = re.compile(
+    r"'((?:[^'\\\n]|\\.)" + _LONGER + r")'|\"((?:[^\"\\\n]|\\.)" + _LONGER + r")\""
+)
+
+
+def _cut(match: re.Match[str]) -> str:
+    quote = match.group(0)[0]
+    inner = match.group(1) if match.group(1) is not None else match.group(2)
+    return f"{quote}{inner[: QUOTED_MAX - 20]}…{quote} ({len(inner)} characters)"
+
+
+def shortened(text: str) -> str:
+    """``text`` with each quoted value longer than ``QUOTED_MAX`` characters cut to its start."""
+    if len(text) <= QUOTED_MAX:
+        return text
+    return _QUOTED.sub(_cut, text)
+
+
+def message_line(text: str) -> str:
+    """An error message as one line for a person or a model: likely secrets masked (before
+    anything is cut, so no part of one is left), long quoted values shortened, control
+    characters made visible; past ``MESSAGE_MAX`` characters its middle is left out (the
+    start says what failed, the end often what to do)."""
+    line = " ".join(shortened(shown(text)).split())
+    if len(line) <= MESSAGE_MAX:
+        return line
+    return f"{line[: MESSAGE_MAX // 2]} … {line[-MESSAGE_MAX // 4 :]}"

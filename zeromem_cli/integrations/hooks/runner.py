@@ -62,10 +62,9 @@ def hooks_off(env: Mapping[str, str]) -> bool:
 
 
 def say(label: str, message: str, stderr: IO[str]) -> None:
-    from zeromem_cli.text.secrets import mask_secrets
+    from zeromem_cli.text.display import message_line
 
-    line = " ".join(mask_secrets(message, "[secret: {rule}]").split())[:500]
-    stderr.write(f"zeromem hook {label}: {line}\n")
+    stderr.write(f"zeromem hook {label}: {message_line(message)[:500]}\n")
     stderr.flush()
 
 
