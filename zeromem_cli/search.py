@@ -38,6 +38,7 @@ from zeromem_cli.plain import FrozenRecord
 from zeromem_cli.storage import candidates as storage
 from zeromem_cli.storage.candidates import BM25_WEIGHTS
 from zeromem_cli.storage.sqlite.window import any_of
+from zeromem_cli.text.answers import answer_kinds, answer_test
 from zeromem_cli.text.lexicon import IRREGULAR_FORMS, MONTHS, NUMBER_WORDS, WEEKDAYS
 from zeromem_cli.text.normalize import fold, latin_words, normalize, simplified
 from zeromem_cli.text.query import (
@@ -113,6 +114,10 @@ class Ranking(FrozenRecord):
     # 0.750/1.000/1.000/1.000 (plain 1.000), pack@1000 1.000/1.000/1.000/0.750; no other
     # question of either dataset asks so.
     assistant: float = 0.5
+    # A question whose form says what its answer looks like (``text.answers``: "how long" a
+    # duration, "what day" a weekday, "what time" a clock time): the candidates holding one
+    # gain this share of their score.
+    answer: float = 0.5
 
 
 DEFAULT_RANKING = Ranking()
@@ -337,6 +342,10 @@ def _rescored(
     ]
     if ranking.assistant > 0 and query_text is not None and told_by_you(query_text):
         scored = _said_by_the_assistant(scored, ranking.assistant)
+    if ranking.answer > 0 and query_text is not None:
+        kinds = answer_kinds(query_text)
+        if kinds:
+            scored = _holding_an_answer(scored, kinds, ranking.answer)
     session, context = ranking.session, ranking.context
     if (session > 0 or context > 0) and query_text is not None and aggregates(query_text):
         session *= ranking.aggregate_session
@@ -360,6 +369,19 @@ def _said_by_the_assistant(
         (row, score * (1.0 + weight))
         if ASSISTANT_LABELS.intersection(speaker_of(row["content"])[:1])
         else (row, score)
+        for row, score in scored
+    ]
+
+
+def _holding_an_answer(
+    scored: list[tuple[sqlite3.Row, float]], kinds: tuple[str, ...], weight: float
+) -> list[tuple[sqlite3.Row, float]]:
+    """The candidates holding an answer of the kinds the question asks for gain ``weight``
+    of their score: "How long have I had Luna?" is answered by "for about 6 months", which
+    shares no word with it, and a turn about Luna without it otherwise ranks first."""
+    holds = answer_test(kinds).search
+    return [
+        (row, score * (1.0 + weight)) if holds(row["content"]) else (row, score)
         for row, score in scored
     ]
 
