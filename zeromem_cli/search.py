@@ -115,8 +115,11 @@ class Ranking(FrozenRecord):
     # question of either dataset asks so.
     assistant: float = 0.5
     # A question whose form says what its answer looks like (``text.answers``: "how long" a
-    # duration, "what day" a weekday, "what time" a clock time): the candidates holding one
-    # gain this share of their score.
+    # duration, "when" a date, "why" a reason, "what day" a weekday, "what time" a clock
+    # time): the candidates holding one gain this share of their score. On LoCoMo's tuning
+    # half, 76% of the evidence turns of "when" questions name a time, against 8% of all turns.
+    # Tuning halves, 0/0.25/0.5/1.0 (duration and date kinds): LoCoMo R@10 0.736/0.736/0.738/
+    # 0.737, pack@1000 0.817/0.819/0.819/0.817; LongMemEval_S flat (3 tuning questions ask so).
     answer: float = 0.5
 
 

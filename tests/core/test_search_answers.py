@@ -67,3 +67,23 @@ def test_a_question_of_no_such_form_is_unchanged(db_path: Path) -> None:
                 m.content for m in store.search(question, limit=5, ranking=Ranking(answer=0))
             ]
         assert found == without
+
+
+WHEN_TOPIC = "Caroline: I go to the support group, it is a good group."
+WHEN_ANSWER = "Caroline: I went to a support group yesterday, it was powerful."
+WHY_TOPIC = "Nate: turtles are my pets, I feed the turtles and clean the turtle tank."
+WHY_ANSWER = "Nate: I like turtles because they are calm and easy to care for."
+
+
+def test_when_and_why_rank_the_turn_holding_a_time_or_a_reason_first(db_path: Path) -> None:
+    with MemoryStore(db_path) as writer:
+        for number, turn in enumerate([WHEN_TOPIC, WHEN_ANSWER, WHY_TOPIC, WHY_ANSWER, *FILLER]):
+            when = START + timedelta(minutes=number)
+            writer.write(turn, category="chat", session=f"d{number}", created_at=when)
+    with MemoryStore(db_path, session="later") as store:
+        for question, topic, answer in (
+            ("When did Caroline go to the support group?", WHEN_TOPIC, WHEN_ANSWER),
+            ("Why does Nate like turtles?", WHY_TOPIC, WHY_ANSWER),
+        ):
+            assert _first(store, question, ranking=Ranking(answer=0.0)) == topic
+            assert _first(store, question) == answer

@@ -2,12 +2,13 @@
 
 "How long have I had my cat?" is answered by "I've had Luna for about 6 months", which shares
 one word with it; "what day of the week is my class?" by "my class is on Thursday"; "when did
-you go?" by "I went yesterday". BM25 sees only the shared words, so a turn about the same
-topic without the answer ranks above it. The question's own form says what the answer looks
-like (a duration, a date, a weekday, a clock time), and that is cheap to look for in a
-candidate: ``search`` ranks the candidates holding one up (``Ranking.answer``). Only forms
-whose answers have a shape a pattern can see are listed; "how many" is not (numbers are
-everywhere in long answers).
+you go?" by "I went yesterday"; "why?" by "because...". BM25 sees only the shared words, so a
+turn about the same topic without the answer ranks above it. The question's own form says
+what the answer looks like (a duration, a date, a reason, a weekday, a clock time), and that
+is cheap to look for in a candidate: ``search`` ranks the candidates holding one up
+(``Ranking.answer``). Only forms whose answers have a shape a pattern can see are listed:
+"how many" is not (numbers are everywhere in long answers), nor "where" (a place by its name
+was measured: no gain).
 """
 
 from __future__ import annotations
@@ -45,6 +46,12 @@ _KINDS: dict[str, tuple[str, str]] = {
         rf"weekend|night|morning|summer|fall|autumn|winter|spring|{_DAYS})|"
         rf"{_COUNT}\s+(?:day|week|month|year)s?\s+ago|{_DAYS}|{_MONTHS}|(?:19|20)\d\d)\b",
     ),
+    # "Why did he...?": a reason given
+    "reason": (
+        r"^\W*why\b",
+        r"\b(?:because|since|so that|'cause|the reason|helps? me|made me|makes me|inspir\w*|"
+        r"motivat\w*)",
+    ),
     # "what day of the week", "which days"
     "weekday": (r"\b(?:what|which)\s+days?\b", rf"\b(?:{_DAYS})s?\b"),
     # "what time", "at what hour"
@@ -56,7 +63,7 @@ _KINDS: dict[str, tuple[str, str]] = {
 }
 # A question asking for one of the kinds holds one of these words (most questions skip the
 # patterns altogether).
-_CUES = ("how", "what", "which", "when")
+_CUES = ("how", "what", "which", "when", "why")
 
 
 @cache
@@ -70,8 +77,8 @@ def _holds(kinds: tuple[str, ...]) -> re.Pattern[str]:
 
 
 def answer_kinds(question: str) -> tuple[str, ...]:
-    """The kinds of answer ``question`` asks for ("duration", "date", "weekday", "clock
-    time"); usually none."""
+    """The kinds of answer ``question`` asks for ("duration", "date", "reason", "weekday",
+    "clock time"); usually none."""
     lowered = question.lower()
     if not any(cue in lowered for cue in _CUES):
         return ()
