@@ -27,38 +27,63 @@ _COUNT = (
     + ")"
 )
 
-# Kind -> (the questions asking for it, the texts holding one). The question patterns are
-# small; the text patterns compile only when a question asks (``_holds``).
-_KINDS: dict[str, tuple[str, str]] = {
+# Kind -> (the questions asking for it, the texts holding one, strings every such text holds:
+# a text holding none is not matched at all, a few substring tests where the pattern would
+# try every position). The question patterns are
+# small; the text patterns compile only when a question asks (``_holds``) and are matched
+# against the lowercased text, case-sensitively and each alternative opening with ``(?<!\w)``
+# rather than ``\b``: several times faster on a long text, and pack tests hundreds.
+_KINDS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     # "how long have I had...", "for how long"
     "duration": (
         r"\bhow long\b",
         # "6 months", "two years", "a few weeks", "half a year", "since 2019", "since June"
-        rf"\b(?:{_COUNT}|half an?)\s+(?:more\s+|full\s+|whole\s+)?"
+        rf"(?<!\w)(?:{_COUNT}|half an?)\s+(?:more\s+|full\s+|whole\s+)?"
         r"(?:second|minute|hour|day|night|week|weekend|month|year|decade)s?\b"
-        rf"|\bsince\s+(?:(?:19|20)\d\d|last|{_MONTHS})\b",
+        rf"|(?<!\w)since\s+(?:(?:19|20)\d\d|last|{_MONTHS})\b",
+        ("second", "minute", "hour", "day", "night", "week", "month", "year", "decade", "since"),
     ),
     # "When did we...", "in what year", "which month", "how long ago"
     "date": (
         r"^\W*(?:and\s+|so\s+)?when\b|\b(?:what|which)\s+(?:year|month|date)\b|\bhow long ago\b",
         # "yesterday", "last weekend", "two weeks ago", "on Friday", "in June", "2022"
-        r"\b(?:yesterday|today|tonight|tomorrow|(?:last|next|this)\s+(?:week|month|year|"
+        r"(?<!\w)(?:yesterday|today|tonight|tomorrow|(?:last|next|this)\s+(?:week|month|year|"
         rf"weekend|night|morning|summer|fall|autumn|winter|spring|{_DAYS})|"
         rf"{_COUNT}\s+(?:day|week|month|year)s?\s+ago|{_DAYS}|{_MONTHS}|(?:19|20)\d\d)\b",
+        (
+            "day",
+            "night",
+            "tomorrow",
+            "ago",
+            "week",
+            "month",
+            "year",
+            "morning",
+            "summer",
+            "fall",
+            "autumn",
+            "winter",
+            "spring",
+            *_MONTHS.split("|"),
+            "19",
+            "20",
+        ),
     ),
     # "Why did he...?": a reason given
     "reason": (
         r"^\W*why\b",
-        r"\b(?:because|since|so that|'cause|the reason|helps? me|made me|makes me|inspir\w*|"
+        r"(?<!\w)(?:because|since|so that|'cause|the reason|helps? me|made me|makes me|inspir\w*|"
         r"motivat\w*)",
+        ("because", "since", "so that", "cause", "reason", "me", "inspir", "motivat"),
     ),
     # "what day of the week", "which days"
-    "weekday": (r"\b(?:what|which)\s+days?\b", rf"\b(?:{_DAYS})s?\b"),
+    "weekday": (r"\b(?:what|which)\s+days?\b", rf"(?<!\w)(?:{_DAYS})s?\b", ("day",)),
     # "what time", "at what hour"
     "clock time": (
         r"\bwhat time\b|\bat what hour\b",
-        r"\b\d{1,2}(?::\d\d)?\s*(?:a\.?m\b\.?|p\.?m\b\.?)|\b\d{1,2}:\d\d\b|"
-        r"\bo'clock\b|\bnoon\b|\bmidnight\b",
+        r"(?<!\w)(?:\d{1,2}(?::\d\d)?\s*(?:a\.?m\b\.?|p\.?m\b\.?)|\d{1,2}:\d\d\b|"
+        r"o'clock\b|noon\b|midnight\b)",
+        ("am", "pm", "a.m", "p.m", ":", "o'clock", "noon", "midnight"),
     ),
 }
 # A question asking for one of the kinds holds one of these words (most questions skip the
@@ -73,7 +98,7 @@ def _asks(kind: str) -> re.Pattern[str]:
 
 @cache
 def _holds(kinds: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{_KINDS[kind][1]})" for kind in kinds), re.IGNORECASE)
+    return re.compile("|".join(f"(?:{_KINDS[kind][1]})" for kind in kinds))
 
 
 def answer_kinds(question: str) -> tuple[str, ...]:
@@ -85,9 +110,17 @@ def answer_kinds(question: str) -> tuple[str, ...]:
     return tuple(kind for kind in _KINDS if _asks(kind).search(question))
 
 
-def answer_test(kinds: tuple[str, ...]) -> re.Pattern[str]:
-    """A pattern found in a text that holds an answer of one of ``kinds`` (not empty)."""
-    return _holds(kinds)
+@cache
+def _anchors(kinds: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(anchor for kind in kinds for anchor in _KINDS[kind][2]))
 
 
-__all__ = ["answer_kinds", "answer_test"]
+def holds_answer(kinds: tuple[str, ...], text: str) -> bool:
+    """Whether ``text`` holds an answer of one of ``kinds`` (from ``answer_kinds``)."""
+    lowered = text.lower()
+    if not any(anchor in lowered for anchor in _anchors(kinds)):
+        return False
+    return _holds(kinds).search(lowered) is not None
+
+
+__all__ = ["answer_kinds", "holds_answer"]
