@@ -480,6 +480,7 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     aggregate_session,
     context,
     assistant,
+    answer,
 ):
     _set(self, "coverage", coverage)
     _set(self, "date", date)
@@ -498,6 +499,7 @@ def _init_Ranking(  # type: ignore[no-untyped-def]
     _set(self, "aggregate_session", aggregate_session)
     _set(self, "context", context)
     _set(self, "assistant", assistant)
+    _set(self, "answer", answer)
 
 
 INITS["search.Ranking"] = _init_Ranking

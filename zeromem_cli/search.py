@@ -38,6 +38,7 @@ from zeromem_cli.plain import FrozenRecord
 from zeromem_cli.storage import candidates as storage
 from zeromem_cli.storage.candidates import BM25_WEIGHTS
 from zeromem_cli.storage.sqlite.window import any_of
+from zeromem_cli.text.answers import answer_kinds, holds_answer
 from zeromem_cli.text.lexicon import IRREGULAR_FORMS, MONTHS, NUMBER_WORDS, WEEKDAYS
 from zeromem_cli.text.normalize import fold, latin_words, normalize, simplified
 from zeromem_cli.text.query import (
@@ -113,6 +114,13 @@ class Ranking(FrozenRecord):
     # 0.750/1.000/1.000/1.000 (plain 1.000), pack@1000 1.000/1.000/1.000/0.750; no other
     # question of either dataset asks so.
     assistant: float = 0.5
+    # A question whose form says what its answer looks like (``text.answers``: "how long" a
+    # duration, "when" a date, "why" a reason, "what day" a weekday, "what time" a clock
+    # time): the candidates holding one gain this share of their score. On LoCoMo's tuning
+    # half, 76% of the evidence turns of "when" questions name a time, against 8% of all turns.
+    # Tuning halves, 0/0.25/0.5/1.0 (duration and date kinds): LoCoMo R@10 0.736/0.736/0.738/
+    # 0.737, pack@1000 0.817/0.819/0.819/0.817; LongMemEval_S flat (3 tuning questions ask so).
+    answer: float = 0.5
 
 
 DEFAULT_RANKING = Ranking()
@@ -337,6 +345,10 @@ def _rescored(
     ]
     if ranking.assistant > 0 and query_text is not None and told_by_you(query_text):
         scored = _said_by_the_assistant(scored, ranking.assistant)
+    if ranking.answer > 0 and query_text is not None:
+        kinds = answer_kinds(query_text)
+        if kinds:
+            scored = _holding_an_answer(scored, kinds, ranking.answer, limit_chars)
     session, context = ranking.session, ranking.context
     if (session > 0 or context > 0) and query_text is not None and aggregates(query_text):
         session *= ranking.aggregate_session
@@ -362,6 +374,28 @@ def _said_by_the_assistant(
         else (row, score)
         for row, score in scored
     ]
+
+
+def _holding_an_answer(
+    scored: list[tuple[sqlite3.Row, float]], kinds: tuple[str, ...], weight: float, chars: float
+) -> list[tuple[sqlite3.Row, float]]:
+    """The candidates holding an answer of the kinds the question asks for gain ``weight``
+    of their score: "How long have I had Luna?" is answered by "for about 6 months", which
+    shares no word with it, and a turn about Luna without it otherwise ranks first. A memory
+    longer than ``chars`` gains in proportion, as for the coverage bonus (a long answer holds
+    some date or number whatever it is about), and one past ``ANSWER_LONGEST`` times it is
+    not even tested (it would gain little, and testing it costs the most)."""
+    longest = ANSWER_LONGEST * chars
+    out = []
+    for row, score in scored:
+        size = len(row["content"])
+        if size <= longest and holds_answer(kinds, row["content"]):
+            score *= 1.0 + weight * min(1.0, chars / max(size, 1))
+        out.append((row, score))
+    return out
+
+
+ANSWER_LONGEST = 4  # times ``Ranking.coverage_chars``: past it the answer factor gains <= 1/8
 
 
 _AGGREGATE = re.compile(
