@@ -87,3 +87,26 @@ def test_when_and_why_rank_the_turn_holding_a_time_or_a_reason_first(db_path: Pa
         ):
             assert _first(store, question, ranking=Ranking(answer=0.0)) == topic
             assert _first(store, question) == answer
+
+
+ZH_TURNS = {
+    # question: (a turn on the topic, naming it twice or more; the turn holding the answer)
+    "李娜的猫养了多久？": ("李娜养的猫很可爱，李娜养的猫喜欢猫爬架", "李娜的猫已经养了三年了"),
+    "瑜伽课是周几？": ("瑜伽课很好，瑜伽课的老师很好，瑜伽课都满了", "瑜伽课改到星期三晚上"),
+    "周会几点开始？": ("周会开始得很晚，周会开始前要准备周会纪要", "周会下午3点半开始"),
+    "小王为什么辞职？": ("小王辞职了，小王辞职的事大家都知道", "小王因为要搬家所以辞职"),
+}
+
+
+def test_the_same_forms_asked_in_chinese(db_path: Path) -> None:
+    """多久 asks for a duration, 周几 a weekday, 几点 a clock time, 为什么 a reason."""
+    turns = [turn for pair in ZH_TURNS.values() for turn in pair]
+    filler = [f"记一下{topic}" for topic in ("税务", "音乐", "工作", "晚饭", "下雨")]
+    with MemoryStore(db_path) as writer:
+        for number, turn in enumerate([*turns, *filler]):
+            when = START + timedelta(minutes=number)
+            writer.write(turn, category="chat", session=f"z{number}", created_at=when)
+    with MemoryStore(db_path, session="later") as store:
+        for question, (topic, answer) in ZH_TURNS.items():
+            assert _first(store, question, ranking=Ranking(answer=0.0)) == topic, question
+            assert _first(store, question) == answer, question

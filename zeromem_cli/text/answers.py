@@ -8,7 +8,8 @@ what the answer looks like (a duration, a date, a reason, a weekday, a clock tim
 is cheap to look for in a candidate: ``search`` ranks the candidates holding one up
 (``Ranking.answer``). Only forms whose answers have a shape a pattern can see are listed:
 "how many" is not (numbers are everywhere in long answers), nor "where" (a place by its name
-was measured: no gain).
+was measured: no gain). Each kind is recognised in English and in Chinese (``_ZH_KINDS``:
+多久 a duration, 什么时候 a time, 为什么 a reason, 星期几 a weekday, 几点 a clock time).
 """
 
 from __future__ import annotations
@@ -86,19 +87,52 @@ _KINDS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         ("am", "pm", "a.m", "p.m", ":", "o'clock", "noon", "midnight"),
     ),
 }
+# The same kinds asked in Chinese: (the questions, the texts, their anchor strings). Without
+# ``(?<!\w)``: CJK characters are word characters, and Chinese writes no spaces.
+_CN = "[0-9０-９一二两三四五六七八九十百几半]+"
+_ZH_KINDS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "duration": (
+        r"多久|多长时间|多少年|多少天|几年了|几个月",
+        rf"{_CN}\s*(?:个)?\s*(?:秒钟?|分钟|小时|天|晚|周|星期|礼拜|月|年)|自从|从.{{1,8}}开始",
+        ("秒", "分钟", "小时", "天", "晚", "周", "星期", "礼拜", "月", "年", "自从", "开始"),
+    ),
+    "date": (
+        r"什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号",
+        r"[昨今明前后]天|[上下这本]个?(?:周|星期|礼拜|月)|[去今明前]年|周末"
+        rf"|(?:星期|礼拜|周)[一二三四五六日天]|{_CN}\s*(?:月|号|日|年)",
+        ("天", "周", "星期", "礼拜", "月", "年", "号", "日"),
+    ),
+    "reason": (
+        r"为什么|为何|为啥",
+        r"因为|由于|所以|为了|原因",
+        ("因为", "由于", "所以", "为了", "原因"),
+    ),
+    "weekday": (
+        r"星期几|周几|礼拜几|哪个星期|哪几天",
+        r"(?:星期|礼拜|周)[一二三四五六日天]",
+        ("星期", "礼拜", "周"),
+    ),
+    "clock time": (
+        r"几点|什么时间",
+        rf"{_CN}\s*点(?:半|钟|[0-9０-９一二三四五六七八九十]+分?)?|\d{{1,2}}[:：]\d\d|中午|午夜|凌晨",
+        ("点", ":", "：", "中午", "午夜", "凌晨"),
+    ),
+}
 # A question asking for one of the kinds holds one of these words (most questions skip the
 # patterns altogether).
-_CUES = ("how", "what", "which", "when", "why")
+_CUES = ("how", "what", "which", "when", "why", "多", "什么", "何", "哪", "几", "为")
 
 
 @cache
 def _asks(kind: str) -> re.Pattern[str]:
-    return re.compile(_KINDS[kind][0], re.IGNORECASE)
+    return re.compile(f"{_KINDS[kind][0]}|{_ZH_KINDS[kind][0]}", re.IGNORECASE)
 
 
 @cache
 def _holds(kinds: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{_KINDS[kind][1]})" for kind in kinds))
+    return re.compile(
+        "|".join(f"(?:{table[kind][1]})" for kind in kinds for table in (_KINDS, _ZH_KINDS))
+    )
 
 
 def answer_kinds(question: str) -> tuple[str, ...]:
@@ -112,7 +146,11 @@ def answer_kinds(question: str) -> tuple[str, ...]:
 
 @cache
 def _anchors(kinds: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(anchor for kind in kinds for anchor in _KINDS[kind][2]))
+    return tuple(
+        dict.fromkeys(
+            anchor for kind in kinds for table in (_KINDS, _ZH_KINDS) for anchor in table[kind][2]
+        )
+    )
 
 
 def holds_answer(kinds: tuple[str, ...], text: str) -> bool:
