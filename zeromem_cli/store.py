@@ -395,8 +395,8 @@ class MemoryStore:
 
     def record_access(self, memory_ids: Iterable[int]) -> None:
         """Count one access of each memory (``last_accessed_at``, ``access_count``), in one
-        transaction."""
-        ids = builtins.list(dict.fromkeys(memory_ids))
+        transaction. InvalidInputError for anything that is not a memory id."""
+        ids = builtins.list(dict.fromkeys(map(validation.memory_id, memory_ids)))
         if not ids:
             return
         now = self.now()

@@ -170,3 +170,14 @@ def test_a_store_limit_on_content_size_counts_bytes(db_path: Any) -> None:
         with pytest.raises(InvalidInputError, match="content is empty"):
             store.add(" \x00 ")
         assert store.count() == 1
+
+
+@pytest.mark.parametrize("bad", [10**30, 0, -3, "x", None, 1.5, True])
+def test_record_access_refuses_what_is_not_a_memory_id(store: MemoryStore, bad: Any) -> None:
+    """Not an OverflowError from the driver for a huge id, nor a silent no-op for junk."""
+    memory = store.add("the heron fishes at dawn")
+    with pytest.raises(InvalidInputError, match="not a memory id"):
+        store.record_access([memory.id, bad])
+    assert store.get(memory.id).access_count == 0  # nothing half-counted
+    store.record_access([memory.id])
+    assert store.get(memory.id).access_count == 1

@@ -178,6 +178,21 @@ def test_bad_fragment_option_is_one_error_line(env: dict[str, str], memories: Me
 
 
 @needs_echo
+def test_a_fragment_error_masks_a_secret_it_quotes(
+    env: dict[str, str], memories: MemoryStore
+) -> None:
+    token = "ghp_" + "Q7r8S9t0U1v2W3x4Y5z6A7b8C9d0E1f2G3h4"
+    result = run_llm(env, "-m", "echo", "-f", f"zeromem:report?budget={token}", "q", check=False)
+    assert result.returncode == 1
+    assert "budget must be a positive number of tokens, not '[secret: github_token]'" in (
+        result.stderr
+    )
+    # llm itself names the fragment it could not load, argument and all ("Could not load
+    # fragment zeromem:...: <our message>"): that part is llm's, typed by the person.
+    assert result.stderr.count(token[4:]) == 1
+
+
+@needs_echo
 def test_a_remembered_memory_is_found_by_zeromem_search(env: dict[str, str]) -> None:
     out = run_llm(
         env,

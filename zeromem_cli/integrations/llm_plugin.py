@@ -17,15 +17,30 @@ and loads zeromem's store only when a fragment or a tool is used. The work is do
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
 import llm
 
+from zeromem_cli.errors import ZeromemError
 from zeromem_cli.integrations import llm_memory
 
 MIN_TOOL_TOKENS = 20
+
+
+@contextmanager
+def _one_line() -> Iterator[None]:
+    """zeromem's errors as ``llm`` shows them (to the person, or to the model as the tool's
+    output): one line, a likely secret quoted from the call masked, a long value cut
+    (``text.display.message_line``, as the CLI, MCP and hooks show theirs)."""
+    try:
+        yield
+    except ZeromemError as exc:
+        from zeromem_cli.text.display import message_line
+
+        raise type(exc)(message_line(str(exc))) from None
 
 
 @llm.hookimpl
@@ -41,7 +56,9 @@ def zeromem_fragment(argument: str) -> llm.Fragment:
     header, user, agent, session, project, isolate, e.g.
     zeromem:weekly report?budget=300&format=markdown
     """
-    return llm.Fragment(llm_memory.fragment_text(argument), f"{llm_memory.PREFIX}:{argument}")
+    with _one_line():
+        text = llm_memory.fragment_text(argument)
+    return llm.Fragment(text, f"{llm_memory.PREFIX}:{argument}")
 
 
 @llm.hookimpl
@@ -80,7 +97,8 @@ class Zeromem(llm.Toolbox):
     def search(self, query: str, limit: int = llm_memory.DEFAULT_SEARCH_LIMIT) -> str:
         """Find stored memories relevant to a query (any language, plain words or a question).
         Returns one line per memory, best first: #id [category] key date: text."""
-        return llm_memory.search(self._where, query, limit, self._max_tokens)
+        with _one_line():
+            return llm_memory.search(self._where, query, limit, self._max_tokens)
 
     def remember(
         self,
@@ -92,11 +110,13 @@ class Zeromem(llm.Toolbox):
         """Store one durable fact, preference or instruction, in one self-contained sentence.
         Give a short key (like "timezone") for something that has one current value: storing
         the same key again replaces the old value. Never store passwords, keys or tokens."""
-        return llm_memory.remember(self._where, text, key, category, tags)
+        with _one_line():
+            return llm_memory.remember(self._where, text, key, category, tags)
 
     def forget(self, id: int | None = None, key: str | None = None) -> str:
         """Forget one memory that is wrong or outdated, by its #id (from search) or its key."""
-        return llm_memory.forget(self._where, id, key)
+        with _one_line():
+            return llm_memory.forget(self._where, id, key)
 
 
 # ``llm`` sends a tool's docstring to the model as its description, indentation and all
