@@ -22,6 +22,7 @@ from zeromem_cli.errors import InvalidInputError, NotFoundError, StoreError
 from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope, WriteResult
 from zeromem_cli.pack import DEFAULT_POOL
 from zeromem_cli.search import BM25_WEIGHTS, DEFAULT_RANKING, Ranking, run_fts_search, run_search
+from zeromem_cli.semantic.switch import Semantic
 from zeromem_cli.storage import db, memories
 from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import parse_query
@@ -73,6 +74,8 @@ class MemoryStore:
         read_only: bool | Literal["auto"] = False,
         max_tags: int = validation.DEFAULT_MAX_TAGS,
         max_tag_chars: int = validation.DEFAULT_MAX_TAG_CHARS,
+        semantic: bool | str | None = None,
+        semantic_model: str | None = None,
     ) -> None:
         """``notice`` (e.g. print to stderr) is told before a long one-time job on opening: a
         schema upgrade or a search-index rebuild of a large store after an upgrade.
@@ -88,7 +91,14 @@ class MemoryStore:
         opens as usual).
 
         ``max_tags`` / ``max_tag_chars`` cap the tags a write (add, update, import) may give a
-        memory: more, or a longer one, is ``InvalidInputError``."""
+        memory: more, or a longer one, is ``InvalidInputError``.
+
+        ``semantic``: semantic recall (the ``zeromem[semantic]`` extra): ``"auto"`` (None, the
+        default: ``ZEROMEM_SEARCH_SEMANTIC``, else on when installed), True / ``"on"`` or
+        False / ``"off"``. When on, ``add`` / ``write`` / ``update`` store each memory's vector
+        in the same transaction and ``search`` / ``pack`` also find memories asked for in
+        other words. ``semantic_model``: another model (``zeromem_cli.semantic.embedder``).
+        When the model cannot load, ``notice`` is told once and the store works by words."""
         if path is None:
             from zeromem_cli.paths import default_db_path
 
@@ -104,6 +114,7 @@ class MemoryStore:
         if read_only == "auto":
             read_only = not db.can_write(self.location)
         self.writable = not read_only
+        self.semantic = Semantic(semantic, semantic_model, notice)
         self._conn = db.open_store(
             self.location, notice, key=_resolve_key(key, key_file), read_only=bool(read_only)
         )
@@ -245,8 +256,12 @@ class MemoryStore:
         fts: bool = False,
         ranking: Ranking | None = None,
         as_of: datetime | None = None,
+        semantic: bool | None = None,
     ) -> builtins.list[Memory]:
         """Memories of this scope matching ``query``, best first; ``score`` set (higher is better).
+
+        ``semantic`` (None: the store's setting): also the memories nearest the question in
+        meaning, merged after the lexical ones it is sure of (``zeromem_cli.semantic.merge``).
 
         ``as_of``: when the question is asked (default now): "last Saturday" and recency are
         reckoned from it.
@@ -262,14 +277,37 @@ class MemoryStore:
         }
         parsed = None if fts else parse_query(query)
         now = self.now()
+        vector = None if parsed is None else self.query_vector(query, semantic)
 
         def run(conn: Any) -> builtins.list[tuple[Any, float]]:
             if parsed is None:
                 return run_fts_search(conn, self.scope, now, query, **options)
-            return run_search(conn, self.scope, now, parsed, as_of=as_of, **options)
+            found = run_search(conn, self.scope, now, parsed, as_of=as_of, **options)
+            if vector is None:
+                return found
+            from zeromem_cli.semantic.recall import joined
+
+            return joined(
+                conn,
+                self.scope,
+                now,
+                parsed.content,
+                found,
+                options["filters"],
+                options["limit"],
+                vector,
+            )
 
         scored = db.read(self._conn, self.path, run)
         return [memories.to_memory(row, score=score) for row, score in scored]
+
+    def query_vector(self, query: str, semantic: bool | None = None) -> Any:
+        """The question's vector (numpy), or None when semantic recall is off or unavailable
+        or the question is blank."""
+        if not query.strip():
+            return None
+        embedder = self.semantic.embedder(semantic)
+        return None if embedder is None else embedder.queries([query])[0]
 
     def history(self, memory_id: int) -> builtins.list[HistoryEntry]:
         """Every version of a memory, oldest first; the last one is the current version."""
@@ -513,8 +551,9 @@ class MemoryStore:
         if not allow_secret:
             writes.refuse_secrets(given, scope)
         values = writes.new_values(given, default_category)
+        vector = self._passage_vector(given["content"])
         with self.transaction() as conn:
-            return writes.write(
+            result = writes.write(
                 conn,
                 scope,
                 self.now(),
@@ -524,6 +563,8 @@ class MemoryStore:
                 allow_duplicate=allow_duplicate,
                 merge=merge,
             )
+            self._keep_vector(conn, result.memory, given, vector)
+            return result
 
     def update(
         self,
@@ -564,8 +605,29 @@ class MemoryStore:
             raise InvalidInputError("meta must be an object of key/value pairs")
         if not allow_secret:
             writes.refuse_secrets({**new, "meta": validation.clean_meta(meta) if meta else None})
+        vector = self._passage_vector(new["content"]) if "content" in new else None
         with self.transaction() as conn:
-            return writes.update(conn, self.scope, self.now(), memory_id, new, meta)
+            memory = writes.update(conn, self.scope, self.now(), memory_id, new, meta)
+            self._keep_vector(conn, memory, new, vector)
+            return memory
+
+    def _passage_vector(self, content: str) -> Any:
+        """A memory text's vector, computed before the write transaction (None: off)."""
+        if not self.writable:
+            return None
+        embedder = self.semantic.embedder()
+        return None if embedder is None else (embedder.name, embedder.passages([content]))
+
+    @staticmethod
+    def _keep_vector(conn: Any, memory: Memory, given: dict[str, Any], vector: Any) -> None:
+        """Store ``vector`` with ``memory`` in the write's transaction, if it is of the
+        memory's current text (a duplicate of other text keeps its own)."""
+        if vector is None or memory.content != given["content"]:
+            return
+        from zeromem_cli.semantic import blocks
+
+        owner = (memory.scope.user or "", memory.scope.project or "")
+        blocks.put(conn, vector[0], [(memory.id, given["content_hash"], owner)], vector[1])
 
     def _check_tags(self, tags: Iterable[str] | None) -> None:
         if tags is not None:

@@ -8,7 +8,12 @@ variable ``ZEROMEM_SEARCH_SEMANTIC`` sets it for every face, the library include
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from importlib.util import find_spec
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from zeromem_cli.semantic.embedder import Embedder
 
 ENV = "ZEROMEM_SEARCH_SEMANTIC"
 MODEL_ENV = "ZEROMEM_SEARCH_SEMANTIC_MODEL"
@@ -53,3 +58,41 @@ def wanted(given: bool | str | None = None, spec: str | None = None) -> bool:
     if chosen == "off":
         return False
     return chosen == "on" or installed(model_spec(spec))
+
+
+class Semantic:
+    """A store's use of semantic recall: the mode and model asked for, and the model loaded
+    on first need (once per process, ``embedder.load``). When it cannot load, ``notice`` is
+    told once, in one line, and the store goes on by words alone."""
+
+    def __init__(
+        self,
+        given: bool | str | None = None,
+        spec: str | None = None,
+        notice: Callable[[str], None] | None = None,
+    ) -> None:
+        self.mode = mode(given)
+        self.spec = model_spec(spec)
+        self.notice = notice
+        self._failed = False
+
+    def wanted(self, given: bool | None = None) -> bool:
+        """Whether a call should use it (``given``: the call's own flag, None: the store's)."""
+        chosen = self.mode if given is None else ("on" if given else "off")
+        if chosen == "off" or self._failed:
+            return False
+        return chosen == "on" or installed(self.spec)
+
+    def embedder(self, given: bool | None = None) -> Embedder | None:
+        """The model, if wanted and loadable; None otherwise (the reason told once)."""
+        if not self.wanted(given):
+            return None
+        from zeromem_cli.semantic.embedder import SemanticUnavailable, load
+
+        try:
+            return load(self.spec)
+        except SemanticUnavailable as exc:
+            self._failed = True
+            if self.notice is not None:
+                self.notice(str(exc))
+            return None

@@ -12,6 +12,7 @@ BLOCK_SIZE = _sqlite.BLOCK_SIZE
 model = forwarded("vectors", _sqlite.model)
 set_model = forwarded("vectors", _sqlite.set_model)
 clear = forwarded("vectors", _sqlite.clear)
+fingerprint = forwarded("vectors", _sqlite.fingerprint)
 owner_blocks = forwarded("vectors", _sqlite.owner_blocks)
 block_of = forwarded("vectors", _sqlite.block_of)
 open_block = forwarded("vectors", _sqlite.open_block)

@@ -52,6 +52,13 @@ def clear(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM vector_blocks")
 
 
+def fingerprint(conn: sqlite3.Connection) -> tuple[int, int]:
+    """Changes whenever the database may have: another connection committed
+    (``data_version``) or this one wrote (``total_changes``). What a process's cache of
+    vectors is checked against."""
+    return int(conn.execute("PRAGMA data_version").fetchone()[0]), int(conn.total_changes)
+
+
 def owner_blocks(
     conn: sqlite3.Connection, owners: Sequence[tuple[str, str]]
 ) -> list[tuple[bytes, bytes, bytes]]:

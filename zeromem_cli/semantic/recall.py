@@ -1,0 +1,109 @@
+"""The memories nearest a question: brute force over the scope's vectors, then the best ones
+checked against the scope and filters as lexical candidates are (``storage.vectors.visible``).
+
+Brute force is exact and, with vectors in blocks per owner, cheap at the sizes a memory store
+reaches (``python -m benchmarks.semantic --costs`` times 100k). A long-lived process (the MCP
+server) keeps an owner's vectors between calls while the database is unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from zeromem_cli.models import Filters, Scope
+from zeromem_cli.search import present
+from zeromem_cli.semantic import blocks
+from zeromem_cli.semantic.merge import DEFAULT_MERGE, Merge, merged
+from zeromem_cli.storage import vectors as stored
+
+# Owners' vectors kept by this process: key -> (database fingerprint, vectors).
+_CACHE: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[Any, blocks.Vectors]] = {}
+_CACHE_OWNERS = 8
+
+
+def owners(scope: Scope) -> list[tuple[str, str]]:
+    """The (user, project) owners whose blocks ``scope`` may read."""
+    user, _, _, project = scope.as_columns()
+    found = [(user, project)]
+    if scope.with_user and project:
+        found.append((user, ""))
+    return found
+
+
+def _vectors(conn: Any, scope: Scope, dim: int) -> blocks.Vectors:
+    key = (id(conn), tuple(owners(scope)))
+    mark = stored.fingerprint(conn)
+    cached = _CACHE.get(key)
+    if cached is not None and mark is not None and cached[0] == mark:
+        return cached[1]
+    found = blocks.read(conn, owners(scope), dim)
+    if mark is not None:
+        if len(_CACHE) >= _CACHE_OWNERS:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = (mark, found)
+    return found
+
+
+def nearest(
+    conn: Any,
+    scope: Scope,
+    now: datetime,
+    filters: Filters,
+    query: np.ndarray,
+    want: int,
+) -> list[tuple[Any, float]]:
+    """Up to ``want`` (memory row, cosine similarity) pairs, most similar first, among the
+    memories ``scope`` and ``filters`` admit whose vector is of their current content."""
+    if want <= 0:
+        return []
+    vectors = _vectors(conn, scope, int(query.shape[0]))
+    if not len(vectors):
+        return []
+    sims = vectors.similarities(query)
+    first = min(len(sims), 4 * want + 64)
+    top = np.argpartition(-sims, first - 1)[:first]
+    order = top[np.argsort(-sims[top], kind="stable")]
+    found: list[tuple[Any, float]] = []
+    start = 0
+    step = want + want // 2 + 8
+    while start < len(order) and len(found) < want:
+        batch = order[start : start + step]
+        start += len(batch)
+        ids = [int(vectors.ids[i]) for i in batch]
+        rows = stored.visible(conn, scope, now, filters, ids)
+        found.extend((rows[i], float(sims[j])) for i, j in zip(ids, batch) if i in rows)
+        step *= 4
+        if start >= len(order) and len(order) < len(sims):  # the scope hides most: all of them
+            seen = len(order)
+            order = np.argsort(-sims, kind="stable")
+            start = seen
+    return found[:want]
+
+
+def joined(
+    conn: Any,
+    scope: Scope,
+    now: datetime,
+    words: Sequence[str],
+    lexical: Sequence[tuple[Any, float]],
+    filters: Filters,
+    limit: int,
+    query: np.ndarray,
+    merge: Merge = DEFAULT_MERGE,
+) -> list[tuple[Any, float]]:
+    """The lexical hits of a search with the nearest memories merged in (``merge``).
+    ``words``: the question's content words (how much of it a lexical hit holds)."""
+    dense = nearest(conn, scope, now, filters, query, limit)
+    if filters.min_score is not None:
+        dense = []  # a score threshold is a lexical one: no similarity passes it
+    asked = list(words)
+
+    def held(row: Any) -> float:
+        found = present(asked, row) if asked else []
+        return sum(found) / len(found) if found else 0.0
+
+    return merged(lexical, dense, limit, held, merge)
