@@ -18,12 +18,22 @@ SCOPE_ENV = ("ZEROMEM_DB", "ZEROMEM_USER", "ZEROMEM_AGENT", "ZEROMEM_SESSION", "
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """No test ever touches the real user data dir or inherits scope from the environment."""
+def isolated_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Path:
+    """No test ever touches the real user data dir or inherits scope from the environment.
+
+    Semantic recall (installed by the test extra) is off, through the environment every face
+    honours, except in tests marked ``semantic``: the rest of the suite checks the lexical
+    behaviour, exactly as without the extra."""
     home = tmp_path / "zeromem-home"
     monkeypatch.setenv("ZEROMEM_HOME", str(home))
     for name in SCOPE_ENV:
         monkeypatch.delenv(name, raising=False)
+    if request.node.get_closest_marker("semantic") is None:
+        monkeypatch.setenv("ZEROMEM_SEARCH_SEMANTIC", "off")
+    else:
+        monkeypatch.delenv("ZEROMEM_SEARCH_SEMANTIC", raising=False)
     return home
 
 

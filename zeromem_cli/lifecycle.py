@@ -146,6 +146,10 @@ def purge(store: MemoryStore, ids: Sequence[int]) -> PurgeResult:
     is in none of the database files afterwards: rows, history and index entries go, the
     index is rewritten and the WAL truncated."""
     with store.transaction() as conn:
+        if store.semantic.wanted():  # exact: only these vectors leave their blocks
+            from zeromem_cli.semantic.blocks import remove
+
+            remove(conn, list(ids))
         purged = bulk.delete_for_good(conn, ids)
         if purged:
             fts.optimize(conn)  # no old segment keeps the purged tokens

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.oplog import summarize
 from zeromem_cli.pack.tokens import count_tokens
-from zeromem_cli.storage import bulk
+from zeromem_cli.storage import bulk, vectors
 from zeromem_cli.storage.db import mapped_errors
 
 if TYPE_CHECKING:
@@ -35,6 +35,10 @@ class Stats:
     pack_average_tokens: float | None = None
     operations: dict[str, int] = field(default_factory=dict)
     all_scopes: bool = False
+    # Semantic recall: live memories with a vector of their current text, the model, bytes.
+    embedded: int = 0
+    vector_model: str | None = None
+    vector_bytes: int = 0
 
     @property
     def pack_saving(self) -> float | None:
@@ -65,6 +69,12 @@ class Stats:
                 "pack_saving": None if self.pack_saving is None else round(self.pack_saving, 4),
             },
             "operations": self.operations,
+            "vectors": {
+                "embedded": self.embedded,
+                "coverage": round(self.embedded / self.live, 4) if self.live else None,
+                "model": self.vector_model,
+                "bytes": self.vector_bytes,
+            },
         }
 
 
@@ -103,6 +113,9 @@ def collect(store: MemoryStore, *, all_scopes: bool = False) -> Stats:
         stats.stored_tokens = sum(
             count_tokens(text) for text in bulk.live_contents(conn, scope, now)
         )
+        stats.embedded = vectors.coverage(conn, scope, now)[0]
+        stats.vector_model = vectors.model(conn)
+        stats.vector_bytes = vectors.stored_bytes(conn)
         # A file store: the file and its WAL; a server store: what the server holds for it.
         server = bulk.server_bytes(conn)
     stats.database_bytes = database_bytes(store.path) if server is None else server

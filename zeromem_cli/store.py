@@ -344,6 +344,7 @@ class MemoryStore:
         pinned_share: float = SETTINGS["pack.pinned_share"].default,
         exclude: Iterable[int] = (),
         as_of: datetime | None = None,
+        semantic: bool | None = None,
     ) -> PackResult:
         """The most relevant memories that fit a token budget, formatted for an LLM prompt.
 
@@ -353,6 +354,7 @@ class MemoryStore:
         from zeromem_cli.pack.select import pack
 
         now = self.now()
+        vector = self.query_vector(query, semantic) if query else None
         result = db.read(
             self._conn,
             self.path,
@@ -374,6 +376,7 @@ class MemoryStore:
                 pinned_share=pinned_share,
                 exclude=exclude,
                 as_of=as_of,
+                query_vector=vector,
             ),
         )
         if touch and result.memories and self.writable:

@@ -5,7 +5,7 @@ The selection, deletion and gc logic live in ``zeromem_cli.lifecycle``; this mod
 options, asks for confirmation and hands the results to ``render``.
 """
 
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -313,9 +313,62 @@ def gc(
         report = lifecycle.collect_garbage(
             store, policy, all_scopes=all_scopes, vacuum=vacuum, dry_run=dry_run
         )
+        embedder = None if dry_run else store.semantic.embedder()
+        indexed = None
+        if embedder is not None:  # semantic recall on: embed what has no vector yet
+            indexed = _run_index(store, embedder, None if all_scopes else store.scope)
     if as_json:
-        print(render.dumps(report.to_dict()))
+        print(render.dumps({**report.to_dict(), "indexed": indexed and indexed.__dict__}))
     elif not quiet:
         print(report.summary())
+        if indexed is not None:
+            print(indexed.summary())
         for note in report.notes:
             render.warning(note)
+
+
+@app.command("index")
+@store_options
+def index(
+    where: StoreOptions,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Print nothing unless something fails (cron).")
+    ] = False,
+    as_json: JsonResultOption = False,
+) -> None:
+    """Embed the memories that have no vector yet (semantic recall, zeromem[semantic]):
+    after an import, an upgrade or a change of model. Resumable: run it again after an
+    interruption. Covers every scope unless a scope option is given."""
+    from zeromem_cli.semantic.switch import INSTALL_HINT
+
+    all_scopes = all(v is None for v in (where.user, where.agent, where.session, where.project))
+    with where.open() as store:
+        embedder = store.semantic.embedder(True)
+        if embedder is None:
+            raise InvalidInputError(
+                "semantic recall is off or unavailable here "
+                f"(search.semantic = {store.semantic.mode}; {INSTALL_HINT}): nothing indexed"
+            )
+        report = _run_index(store, embedder, None if all_scopes else store.scope)
+    if as_json:
+        print(render.dumps(report.__dict__))
+    elif not quiet:
+        print(report.summary())
+
+
+def _run_index(store: "MemoryStore", embedder: Any, scope: Any) -> Any:
+    """``semantic.indexer.index`` with a progress bar on a terminal's stderr."""
+    import sys
+
+    from zeromem_cli.semantic.indexer import index as run
+    from zeromem_cli.semantic.indexer import pending
+
+    if not sys.stderr.isatty():
+        return run(store, embedder, scope=scope)
+    from rich.console import Console
+    from rich.progress import Progress
+
+    total = pending(store, scope)
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("embedding memories", total=total)
+        return run(store, embedder, scope=scope, progress=lambda n: bar.advance(task, n))

@@ -174,6 +174,8 @@ class StoreOptions(FrozenRecord):
             max_content_bytes=config.get("add.max_content_bytes"),
             max_tags=config.get("add.max_tags"),
             max_tag_chars=config.get("add.max_tag_chars"),
+            semantic=config.get("search.semantic"),
+            semantic_model=config.get("search.semantic_model") or None,
             notice=_notice,
             key_file=self.key_file,
             read_only="auto" if reading else False,
@@ -352,6 +354,14 @@ AsOfOption = Annotated[
     typer.Option(
         "--as-of",
         help='Ask as of this date (ISO, or 7d ago): "last week" and recency count from it.',
+    ),
+]
+SemanticOption = Annotated[
+    Optional[bool],
+    typer.Option(
+        "--semantic/--no-semantic",
+        help="Also find memories said in other words (zeromem[semantic]) [default: "
+        "search.semantic, on when installed].",
     ),
 ]
 IncludeExpiredOption = Annotated[

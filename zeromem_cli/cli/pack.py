@@ -13,6 +13,7 @@ from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
     AsOfOption,
     CategoryOption,
+    SemanticOption,
     SinceOption,
     StoreOptions,
     TagOption,
@@ -83,6 +84,7 @@ def pack(
     since: SinceOption = None,
     until: UntilOption = None,
     as_of: AsOfOption = None,
+    semantic: SemanticOption = None,
     no_touch: Annotated[
         bool, typer.Option("--no-touch", help="Do not record an access of the packed memories.")
     ] = False,
@@ -145,6 +147,7 @@ def pack(
             inherit=config.choose(inherit, "pack.inherit"),
             pinned_share=config.choose(pinned_share, "pack.pinned_share"),
             as_of=parse_since(as_of, store.now()) if as_of else None,
+            semantic=semantic,
         )
         record_operation(
             store,

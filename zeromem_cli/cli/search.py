@@ -12,6 +12,7 @@ from zeromem_cli.cli.options import (
     IncludeExpiredOption,
     JsonOption,
     KeyOption,
+    SemanticOption,
     SinceOption,
     StoreOptions,
     TagOption,
@@ -45,6 +46,7 @@ def search(
         bool, typer.Option("--fts", help="QUERY is a raw FTS5 expression (power users).")
     ] = False,
     as_of: AsOfOption = None,
+    semantic: SemanticOption = None,
     fmt: FormatOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -72,6 +74,7 @@ def search(
             filters=filters,
             fts=fts,
             as_of=parse_since(as_of, store.now()) if as_of else None,
+            semantic=semantic,
         )
         # Results only: the token figure `stats` reports is pack's; counting here would load
         # the tokenizer on every search.

@@ -104,6 +104,8 @@ class Where(NamedTuple):
             max_content_bytes=config.get("add.max_content_bytes"),
             max_tags=config.get("add.max_tags"),
             max_tag_chars=config.get("add.max_tag_chars"),
+            semantic=config.get("search.semantic"),
+            semantic_model=config.get("search.semantic_model") or None,
         )
 
 

@@ -461,26 +461,31 @@ def _search(
     limit: int,
     filters: Filters,
     as_of: datetime | None = None,
+    vector: Any = None,
 ) -> list[Memory]:
     """The best ``limit`` hits of ``query`` over every scope, by score (one BM25 index: the
-    scores of different scopes compare), as ``MemoryStore.search`` finds them."""
+    scores of different scopes compare), as ``MemoryStore.search`` finds them; with the
+    question's ``vector``, the nearest memories merged in as search merges them."""
     limit = validation.check_limit(limit)
-    per_scope = [
-        [
-            stored.to_memory(row, score=score)
-            for row, score in run_search(
-                conn,
-                scope,
-                now,
-                query,
-                limit=limit,
-                filters=filters,
-                ranking=_PACK_RANKING,
-                as_of=as_of,
-            )
-        ]
-        for scope in scopes
-    ]
+
+    def found(scope: Scope) -> list[tuple[Any, float]]:
+        hits = run_search(
+            conn,
+            scope,
+            now,
+            query,
+            limit=limit,
+            filters=filters,
+            ranking=_PACK_RANKING,
+            as_of=as_of,
+        )
+        if vector is None:
+            return hits
+        from zeromem_cli.semantic.recall import joined
+
+        return joined(conn, scope, now, query.content, hits, filters, limit, vector)
+
+    per_scope = [[stored.to_memory(row, score=score) for row, score in found(s)] for s in scopes]
     if len(per_scope) == 1:
         return per_scope[0]
     hits = [hit for found in per_scope for hit in found]
@@ -554,6 +559,7 @@ def pack(
     pinned_share: float = SETTINGS["pack.pinned_share"].default,
     exclude: Iterable[int] = (),
     as_of: datetime | None = None,
+    query_vector: Any = None,
 ) -> PackResult:
     """Pack the best memories of ``scope`` for ``query`` into ``budget`` tokens (a read: the
     caller records the access of what it packed).
@@ -594,7 +600,7 @@ def pack(
     if query is not None and query.strip():
         parsed = parse_query(require_utf8(query, "query"))
         asked = parsed.content
-        hits = _search(conn, scopes, now, parsed, pool, filters, as_of)
+        hits = _search(conn, scopes, now, parsed, pool, filters, as_of, query_vector)
         _add_relevance(hits, 1.0, relevance, memories)
         few: Callable[[str], bool] | None = None
         if may_hold_common_words(conn):  # a large store: feedback words held by a few only

@@ -10,6 +10,7 @@ builds and edits the arrays, always inside the caller's transaction.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -52,7 +53,7 @@ class Vectors:
         return out * self.scales
 
 
-def read(conn: object, owners: Sequence[tuple[str, str]], dim: int) -> Vectors:
+def read(conn: Any, owners: Sequence[tuple[str, str]], dim: int) -> Vectors:
     """Every vector of these owners, in one array (a few rows per 1,000 memories)."""
     blocks = stored.owner_blocks(conn, owners)
     if not blocks:
@@ -80,7 +81,7 @@ def _blobs(ids: np.ndarray, scales: np.ndarray, comps: np.ndarray) -> tuple[byte
     )
 
 
-def remove(conn: object, memory_ids: Sequence[int], dim: int | None = None) -> None:
+def remove(conn: Any, memory_ids: Sequence[int], dim: int | None = None) -> None:
     """Drop the vectors of ``memory_ids``: their blocks are rewritten without them (the
     freed bytes are zeroed by ``secure_delete``)."""
     for block_id, gone in stored.unplace(conn, list(memory_ids)).items():
@@ -100,7 +101,7 @@ def remove(conn: object, memory_ids: Sequence[int], dim: int | None = None) -> N
 
 
 def put(
-    conn: object,
+    conn: Any,
     model: str,
     entries: Sequence[tuple[int, int, tuple[str, str]]],
     matrix: np.ndarray,

@@ -133,7 +133,7 @@ def _build(spec: str) -> Embedder:
                 f"semantic recall unavailable: search.semantic_model {spec!r} has no "
                 f"{needed!r}; searching by words only"
             )
-    return embedder  # type: ignore[no-any-return]
+    return embedder
 
 
 def _reason(exc: ImportError) -> str:

@@ -75,7 +75,9 @@ def nearest(
         start += len(batch)
         ids = [int(vectors.ids[i]) for i in batch]
         rows = stored.visible(conn, scope, now, filters, ids)
-        found.extend((rows[i], float(sims[j])) for i, j in zip(ids, batch) if i in rows)
+        found.extend(
+            (rows[i], float(sims[j])) for i, j in zip(ids, batch, strict=True) if i in rows
+        )
         step *= 4
         if start >= len(order) and len(order) < len(sims):  # the scope hides most: all of them
             seen = len(order)

@@ -181,6 +181,11 @@ def _open(
         max_tag_chars=config.get("add.max_tag_chars"),
         key_file=where.key_file,
         read_only="auto" if read_only else False,
+        # Injecting reads with semantic recall; capturing writes without vectors (embedding
+        # a transcript's memories would risk the hook's time limit): ``zeromem index`` and
+        # ``gc`` embed them.
+        semantic=config.get("search.semantic") if read_only else "off",
+        semantic_model=config.get("search.semantic_model") or None,
     )
 
 

@@ -19,6 +19,7 @@ import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+
 from zeromem_cli.models import Filters, Scope
 from zeromem_cli.storage.sqlite.sql import filter_clause, scope_params, scope_sql
 
@@ -41,9 +42,7 @@ def set_model(conn: sqlite3.Connection, name: str) -> None:
     if model(conn) == name:
         return
     clear(conn)
-    conn.execute(
-        "INSERT OR REPLACE INTO store_meta(key, value) VALUES (?, ?)", (_MODEL_KEY, name)
-    )
+    conn.execute("INSERT OR REPLACE INTO store_meta(key, value) VALUES (?, ?)", (_MODEL_KEY, name))
 
 
 def clear(conn: sqlite3.Connection) -> None:
@@ -76,7 +75,7 @@ def owner_blocks(
 
 def block_of(conn: sqlite3.Connection, memory_id: int) -> sqlite3.Row | None:
     """The block holding ``memory_id``'s vector (any content version), or None."""
-    return conn.execute(  # type: ignore[no-any-return]
+    return conn.execute(
         "SELECT b.* FROM memory_vectors v JOIN vector_blocks b ON b.id = v.block_id "
         "WHERE v.memory_id = ?",
         (memory_id,),
@@ -85,7 +84,7 @@ def block_of(conn: sqlite3.Connection, memory_id: int) -> sqlite3.Row | None:
 
 def open_block(conn: sqlite3.Connection, user: str, project: str) -> sqlite3.Row | None:
     """The owner's newest block with room left, or None."""
-    return conn.execute(  # type: ignore[no-any-return]
+    return conn.execute(
         "SELECT * FROM vector_blocks WHERE user = ? AND project = ? AND size < ? "
         "ORDER BY id DESC LIMIT 1",
         (user, project, BLOCK_SIZE),
@@ -117,13 +116,10 @@ def save_block(
     return block_id
 
 
-def place(
-    conn: sqlite3.Connection, entries: Iterable[tuple[int, int, int]]
-) -> None:
+def place(conn: sqlite3.Connection, entries: Iterable[tuple[int, int, int]]) -> None:
     """Record (memory id, block id, content hash) for each vector written."""
     conn.executemany(
-        "INSERT OR REPLACE INTO memory_vectors(memory_id, block_id, content_hash) "
-        "VALUES (?, ?, ?)",
+        "INSERT OR REPLACE INTO memory_vectors(memory_id, block_id, content_hash) VALUES (?, ?, ?)",
         entries,
     )
 
@@ -147,7 +143,7 @@ def unplace(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, list[int]
 
 
 def block(conn: sqlite3.Connection, block_id: int) -> sqlite3.Row | None:
-    return conn.execute(  # type: ignore[no-any-return]
+    return conn.execute(
         "SELECT * FROM vector_blocks WHERE id = ?", (block_id,)
     ).fetchone()
 
@@ -184,6 +180,40 @@ def unembedded(
     ).fetchall()
 
 
+def content_hashes(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, int]:
+    """{id: content hash} of the live memories among ``ids``."""
+    return {
+        int(row[0]): int(row[1])
+        for row in conn.execute(
+            "SELECT m.id, m.content_hash FROM json_each(?) AS j "
+            "CROSS JOIN memories m ON m.id = j.value WHERE m.deleted_at IS NULL",
+            (json.dumps(list(ids)),),
+        )
+    }
+
+
+def drop_blocks_holding(conn: sqlite3.Connection, ids: Sequence[int]) -> int:
+    """Delete every block holding a vector of ``ids``, with all it held (their memories
+    count as not embedded again: ``zeromem index`` re-embeds them). Purge's way when the
+    extra is not installed to edit a block; with it, ``semantic.blocks.remove`` is exact.
+    How many blocks went."""
+    gone = 0
+    for start in range(0, len(ids), 500):
+        chunk = json.dumps(list(ids[start : start + 500]))
+        block_ids = [
+            row[0]
+            for row in conn.execute(
+                "SELECT DISTINCT block_id FROM memory_vectors "
+                "WHERE memory_id IN (SELECT value FROM json_each(?))",
+                (chunk,),
+            )
+        ]
+        for block_id in block_ids:
+            conn.execute("DELETE FROM memory_vectors WHERE block_id = ?", (block_id,))
+            gone += conn.execute("DELETE FROM vector_blocks WHERE id = ?", (block_id,)).rowcount
+    return gone
+
+
 def coverage(conn: sqlite3.Connection, scope: Scope | None, now: datetime) -> tuple[int, int]:
     """(live memories with a current vector, live memories) in ``scope`` (None: all)."""
     where, params = filter_clause(Filters(), now)
@@ -202,8 +232,6 @@ def coverage(conn: sqlite3.Connection, scope: Scope | None, now: datetime) -> tu
 def stored_bytes(conn: sqlite3.Connection) -> int:
     """Bytes of vector data held (the blobs alone, without SQLite's page overhead)."""
     row = conn.execute(
-        "SELECT coalesce(sum(length(ids) + length(scales) + length(vectors)), 0) "
-        "FROM vector_blocks"
+        "SELECT coalesce(sum(length(ids) + length(scales) + length(vectors)), 0) FROM vector_blocks"
     ).fetchone()
     return int(row[0])
-
