@@ -296,6 +296,7 @@ class MemoryStore:
                 options["filters"],
                 options["limit"],
                 vector,
+                self.semantic.cache,
             )
 
         scored = db.read(self._conn, self.path, run)
@@ -376,7 +377,7 @@ class MemoryStore:
                 pinned_share=pinned_share,
                 exclude=exclude,
                 as_of=as_of,
-                query_vector=vector,
+                query_vector=None if vector is None else (vector, self.semantic.cache),
             ),
         )
         if touch and result.memories and self.writable:

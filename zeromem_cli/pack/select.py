@@ -465,7 +465,8 @@ def _search(
 ) -> list[Memory]:
     """The best ``limit`` hits of ``query`` over every scope, by score (one BM25 index: the
     scores of different scopes compare), as ``MemoryStore.search`` finds them; with the
-    question's ``vector``, the nearest memories merged in as search merges them."""
+    question's ``vector`` (the vector and its store's cache of vectors), the nearest
+    memories merged in as search merges them."""
     limit = validation.check_limit(limit)
 
     def found(scope: Scope) -> list[tuple[Any, float]]:
@@ -483,7 +484,7 @@ def _search(
             return hits
         from zeromem_cli.semantic.recall import joined
 
-        return joined(conn, scope, now, query.content, hits, filters, limit, vector)
+        return joined(conn, scope, now, query.content, hits, filters, limit, *vector)
 
     per_scope = [[stored.to_memory(row, score=score) for row, score in found(s)] for s in scopes]
     if len(per_scope) == 1:

@@ -23,7 +23,7 @@ class Merge(NamedTuple):
     # of the page, in zeromem's order.
     sure: float = 0.5
     # Dense hits shown after the sure lexical hits, before the others: at most this many.
-    tail: int = 3
+    tail: int = 1
     # A dense hit below this cosine similarity is never shown (e5 puts unrelated text near
     # 0.7-0.75 and paraphrases above 0.8).
     floor: float = 0.78

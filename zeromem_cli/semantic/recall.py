@@ -20,9 +20,9 @@ from zeromem_cli.semantic import blocks
 from zeromem_cli.semantic.merge import DEFAULT_MERGE, Merge, merged
 from zeromem_cli.storage import vectors as stored
 
-# Owners' vectors kept by this process: key -> (database fingerprint, vectors).
-_CACHE: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[Any, blocks.Vectors]] = {}
+# Owners' vectors a store keeps between searches (``Semantic.cache``), at most this many.
 _CACHE_OWNERS = 8
+Cache = dict[tuple[tuple[str, str], ...], tuple[Any, blocks.Vectors]]
 
 
 def owners(scope: Scope) -> list[tuple[str, str]]:
@@ -34,17 +34,19 @@ def owners(scope: Scope) -> list[tuple[str, str]]:
     return found
 
 
-def _vectors(conn: Any, scope: Scope, dim: int) -> blocks.Vectors:
-    key = (id(conn), tuple(owners(scope)))
-    mark = stored.fingerprint(conn)
-    cached = _CACHE.get(key)
+def _vectors(conn: Any, scope: Scope, dim: int, cache: Cache | None) -> blocks.Vectors:
+    """The scope's owners' vectors; from ``cache`` (one store's, so one connection's) while
+    the database is unchanged (``storage.vectors.fingerprint``)."""
+    key = tuple(owners(scope))
+    mark = stored.fingerprint(conn) if cache is not None else None
+    cached = cache.get(key) if cache is not None else None
     if cached is not None and mark is not None and cached[0] == mark:
         return cached[1]
-    found = blocks.read(conn, owners(scope), dim)
-    if mark is not None:
-        if len(_CACHE) >= _CACHE_OWNERS:
-            _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = (mark, found)
+    found = blocks.read(conn, list(key), dim)
+    if cache is not None and mark is not None:
+        if len(cache) >= _CACHE_OWNERS:
+            cache.pop(next(iter(cache)))
+        cache[key] = (mark, found)
     return found
 
 
@@ -55,12 +57,13 @@ def nearest(
     filters: Filters,
     query: np.ndarray,
     want: int,
+    cache: Cache | None = None,
 ) -> list[tuple[Any, float]]:
     """Up to ``want`` (memory row, cosine similarity) pairs, most similar first, among the
     memories ``scope`` and ``filters`` admit whose vector is of their current content."""
     if want <= 0:
         return []
-    vectors = _vectors(conn, scope, int(query.shape[0]))
+    vectors = _vectors(conn, scope, int(query.shape[0]), cache)
     if not len(vectors):
         return []
     sims = vectors.similarities(query)
@@ -95,11 +98,12 @@ def joined(
     filters: Filters,
     limit: int,
     query: np.ndarray,
+    cache: Cache | None = None,
     merge: Merge = DEFAULT_MERGE,
 ) -> list[tuple[Any, float]]:
     """The lexical hits of a search with the nearest memories merged in (``merge``).
     ``words``: the question's content words (how much of it a lexical hit holds)."""
-    dense = nearest(conn, scope, now, filters, query, limit)
+    dense = nearest(conn, scope, now, filters, query, limit, cache)
     if filters.min_score is not None:
         dense = []  # a score threshold is a lexical one: no similarity passes it
     asked = list(words)

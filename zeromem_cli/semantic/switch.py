@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from importlib.util import find_spec
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from zeromem_cli.semantic.embedder import Embedder
@@ -75,6 +75,9 @@ class Semantic:
         self.spec = model_spec(spec)
         self.notice = notice
         self._failed = False
+        # Vectors read by this store's searches, kept while its database is unchanged
+        # (``semantic.recall``): a long-lived process (the MCP server) reads them once.
+        self.cache: dict[Any, Any] = {}
 
     def wanted(self, given: bool | None = None) -> bool:
         """Whether a call should use it (``given``: the call's own flag, None: the store's)."""
