@@ -109,9 +109,7 @@ def _candidates(
         lexical = run_search(
             conn, store.scope, now, parsed, limit=POOL, filters=Filters(), as_of=asked_at
         )
-        dense = (
-            [] if vector is None else nearest(conn, store.scope, now, Filters(), vector, POOL)
-        )
+        dense = [] if vector is None else nearest(conn, store.scope, now, Filters(), vector, POOL)
         return lexical, dense
 
     lexical, dense = read(store.connection, store.path, run)
@@ -152,8 +150,10 @@ def print_agent_memory(asked: Sequence[Asked], merge: Merge = DEFAULT_MERGE) -> 
         groups[(split, language, kind)].append(each)
         groups[(split, "all", kind)].append(each)
     print("\nAgent-memory set, R@10 (floors: paraphrase >= 0.75, shared-word >= 0.98)")
-    print(f"{'split':<9} {'lang':<6} {'questions':<12} {'n':>4} {'lexical':>8} "
-          f"{'dense':>6} {'semantic on':>12}")
+    print(
+        f"{'split':<9} {'lang':<6} {'questions':<12} {'n':>4} {'lexical':>8} "
+        f"{'dense':>6} {'semantic on':>12}"
+    )
     for (split, language, kind), items in sorted(groups.items()):
         print(
             f"{split:<9} {language:<6} {kind:<12} {len(items):>4} "
@@ -342,8 +342,11 @@ def costs(tier: int, workdir: Path) -> None:
 
     rows: list[tuple[str, str, str]] = []
     load_time = statistics.median(
-        float(subprocess.run([sys.executable, "-c", _LOAD_PROBE], check=True,
-                             capture_output=True, text=True).stdout)
+        float(
+            subprocess.run(
+                [sys.executable, "-c", _LOAD_PROBE], check=True, capture_output=True, text=True
+            ).stdout
+        )
         for _ in range(3)
     )
     rows.append(("fresh process to first vector", f"{load_time * 1000:.0f} ms", ""))
@@ -371,8 +374,13 @@ def costs(tier: int, workdir: Path) -> None:
                 started = time.perf_counter()
                 store.add(text)
                 times.append(time.perf_counter() - started)
-        rows.append((f"add p50, semantic {mode}", f"{statistics.median(times) * 1000:.1f} ms",
-                     "+<= 50 ms" if mode == "on" else ""))
+        rows.append(
+            (
+                f"add p50, semantic {mode}",
+                f"{statistics.median(times) * 1000:.1f} ms",
+                "+<= 50 ms" if mode == "on" else "",
+            )
+        )
     with MemoryStore(workdir / "add-on.db") as store:
         per = store.connection.execute(
             "SELECT sum(length(ids) + length(scales) + length(vectors)) * 1.0 / sum(size) "
@@ -401,8 +409,7 @@ def costs(tier: int, workdir: Path) -> None:
                     0, 0.01, (len(rows_), base.shape[1])
                 ).astype(np.float32)
                 matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
-                blocks.put(conn, model.name,
-                           [(r[0], r[1], ("", "")) for r in rows_], matrix)
+                blocks.put(conn, model.name, [(r[0], r[1], ("", "")) for r in rows_], matrix)
         store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     grown = path.stat().st_size - size_before[0]
     rows.append((f"database growth per memory at {tier:,}", f"{grown / tier:.0f} B", "<= 1 KB"))
@@ -411,10 +418,25 @@ def costs(tier: int, workdir: Path) -> None:
     for mode in ("off", "on"):
         env["ZEROMEM_SEARCH_SEMANTIC"] = mode
         cold = _median_run(
-            [sys.executable, "-m", "zeromem_cli", "search", "how do I ship to staging",
-             "--db", str(path)], 5, env)
-        rows.append((f"cold `zeromem search` at {tier:,}, semantic {mode}",
-                     f"{cold * 1000:.0f} ms", "<= 300 ms" if mode == "on" else ""))
+            [
+                sys.executable,
+                "-m",
+                "zeromem_cli",
+                "search",
+                "how do I ship to staging",
+                "--db",
+                str(path),
+            ],
+            5,
+            env,
+        )
+        rows.append(
+            (
+                f"cold `zeromem search` at {tier:,}, semantic {mode}",
+                f"{cold * 1000:.0f} ms",
+                "<= 300 ms" if mode == "on" else "",
+            )
+        )
     for mode in ("off", "on"):
         with MemoryStore(path, semantic=mode) as store:
             store.search("warm up")
@@ -423,9 +445,13 @@ def costs(tier: int, workdir: Path) -> None:
                 started = time.perf_counter()
                 store.search(text)
                 times.append(time.perf_counter() - started)
-        rows.append((f"in-process search p50 at {tier:,}, semantic {mode}",
-                     f"{statistics.median(times) * 1000:.1f} ms",
-                     "MCP p50 <= 40 ms" if mode == "on" else ""))
+        rows.append(
+            (
+                f"in-process search p50 at {tier:,}, semantic {mode}",
+                f"{statistics.median(times) * 1000:.1f} ms",
+                "MCP p50 <= 40 ms" if mode == "on" else "",
+            )
+        )
     print(f"\nCosts (2 cores; load average {os.getloadavg()[0]:.1f})")
     width = max(len(r[0]) for r in rows)
     for name, value, target in rows:

@@ -190,9 +190,7 @@ _BLOCKED = (
 
 
 @pytest.mark.parametrize("mode", ["auto", "on"])
-def test_without_the_extra_one_line_says_so_and_words_still_work(
-    tmp_path: Path, mode: str
-) -> None:
+def test_without_the_extra_one_line_says_so_and_words_still_work(tmp_path: Path, mode: str) -> None:
     db = tmp_path / "m.db"
     env = {**os.environ, "ZEROMEM_SEARCH_SEMANTIC": mode}
     for text in FILLER:

@@ -43,9 +43,7 @@ def pending(store: Any, scope: Scope | None = None) -> int:
 def coverage(store: Any, scope: Scope | None = None) -> tuple[int, int]:
     """(live memories with a current vector, live memories)."""
     now = store.now()
-    return read(
-        store.connection, store.path, lambda conn: stored.coverage(conn, scope, now)
-    )
+    return read(store.connection, store.path, lambda conn: stored.coverage(conn, scope, now))
 
 
 def index(
