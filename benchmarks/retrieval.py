@@ -32,10 +32,10 @@ from benchmarks.datasets import (
     CATEGORY_NAMES,
     REPO,
     Conversation,
-    held_out,
     load_chinese,
     load_locomo,
     load_longmemeval,
+    locomo_held_out,
 )
 from benchmarks.plain_fts import PlainIndex
 from zeromem_cli import MemoryStore
@@ -109,11 +109,11 @@ def locomo_compare(
     for conv, store in zip(conversations, stores, strict=True):
         questions = conv.questions[:max_questions] if max_questions else conv.questions
         index = PlainIndex([t.memory_text for t in conv.turns]) if plain else None
-        for number, question in enumerate(questions):
+        for question in questions:
             if not question.evidence:
                 continue
             wanted = set(question.evidence)
-            flag = float(held_out(f"{conv.sample_id}:{number}"))
+            flag = float(locomo_held_out(conv.sample_id))
             hits = store.search(question.question, limit=max(KS), ranking=ranking)
             ranked = {"zeromem": [h.meta.get("dia_id") for h in hits]}
             if index is not None:
