@@ -13,7 +13,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-DATASETS = Path(os.environ.get("ZEROMEM_DATASETS", REPO.parent / "shared" / "datasets"))
+
+
+def _shared_datasets() -> Path:
+    """../shared/datasets beside the repository, or beside the nearest folder above it that has
+    one (a git worktree lives deeper than the main checkout)."""
+    for folder in REPO.parents:
+        if (folder / "shared" / "datasets").is_dir():
+            return folder / "shared" / "datasets"
+    return REPO.parent / "shared" / "datasets"
+
+
+DATASETS = Path(os.environ.get("ZEROMEM_DATASETS") or _shared_datasets())
 
 CATEGORY_NAMES = {
     1: "multi-hop",
