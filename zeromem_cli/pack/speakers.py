@@ -1,13 +1,13 @@
 """Speakers for ``pack``: a turn spoken by someone the question names ranks up.
 
-A conversation stored turn by turn labels each memory with its speaker ("Melanie: we painted
-a sunset", "user: ...", as ``ingest`` and the benchmarks write chat turns). Between two
+A conversation stored turn by turn labels each memory with its speaker ("Ana: we repainted
+the shed", "user: ...", as ``ingest`` and the benchmarks write chat turns). Between two
 people, the turns that name one of them are as often the other's, speaking to them ("Wow,
-Melanie, that's amazing!"), and BM25 cannot tell the two apart: the name is one word of
-the text either way. A question about one of them ("what did Melanie paint?") is answered
+Ana, that's amazing!"), and BM25 cannot tell the two apart: the name is one word of
+the text either way. A question about one of them ("what did Ana repaint?") is answered
 by that person's own turns, so those turns gain ``WEIGHT`` of their score. It applies only
 when the candidates' speakers differ in being named: with no label, no name asked, or every
-speaker named ("what do Jon and Gina both like?"), nothing changes. Chosen on the LoCoMo
+speaker named ("what do Ana and Ben both like?"), nothing changes. Chosen on the LoCoMo
 tuning half (``python -m benchmarks.pack_recall``); LongMemEval's ``user`` and
 ``assistant`` are never named by its questions, so it is untouched there.
 """
