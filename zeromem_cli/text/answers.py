@@ -3,8 +3,8 @@
 "How long have you used this editor?" is answered by "I switched to it about 6 months ago",
 which shares one word with it; "what day of the week is the standup?" by "standup is on
 Thursday"; "when did you go?" by "I went yesterday"; "why?" by "because...". BM25 sees only
-the shared words, so a turn about the same topic without the answer ranks above it. The question's own form says
-what the answer looks like (a duration, a date, a reason, a weekday, a clock time), and that
+the shared words, so a turn about the same topic without the answer ranks above it. The
+question's own form says what the answer looks like (a duration, a date, a reason, a weekday, a clock time), and that
 is cheap to look for in a candidate: ``search`` ranks the candidates holding one up
 (``Ranking.answer``). Only forms whose answers have a shape a pattern can see are listed:
 "how many" is not (numbers are everywhere in long answers), nor "where" (a place by its name
