@@ -4,8 +4,8 @@
 which shares one word with it; "what day of the week is the standup?" by "standup is on
 Thursday"; "when did you go?" by "I went yesterday"; "why?" by "because...". BM25 sees only
 the shared words, so a turn about the same topic without the answer ranks above it. The
-question's own form says what the answer looks like (a duration, a date, a reason, a weekday, a clock time), and that
-is cheap to look for in a candidate: ``search`` ranks the candidates holding one up
+question's own form says what the answer looks like (a duration, a date, a reason, a weekday,
+a clock time), and that is cheap to look for in a candidate: ``search`` ranks the candidates holding one up
 (``Ranking.answer``). Only forms whose answers have a shape a pattern can see are listed:
 "how many" is not (numbers are everywhere in long answers), nor "where" (a place by its name
 was measured: no gain). The kinds live in a data file of the package (``answer_kinds.json``,
