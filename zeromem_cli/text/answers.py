@@ -2,14 +2,15 @@
 
 "How long have you used this editor?" is answered by "I switched to it about 6 months ago",
 which shares one word with it; "what day of the week is the standup?" by "standup is on
-Thursday"; "when did you go?" by "I went yesterday"; "why?" by "because...". BM25 sees only
-the shared words, so a turn about the same topic without the answer ranks above it. The
-question's own form says what the answer looks like (a duration, a date, a reason, a weekday,
-a clock time), and that is cheap to look for in a candidate: ``search`` ranks the candidates holding one up
-(``Ranking.answer``). Only forms whose answers have a shape a pattern can see are listed:
-"how many" is not (numbers are everywhere in long answers), nor "where" (a place by its name
-was measured: no gain). The kinds live in a data file of the package (``answer_kinds.json``,
-which says where its entries come from). Each kind is recognised in English and Chinese
+Thursday"; "when did you go?" by "I went yesterday"; "why?" by "because...". BM25 sees only the
+shared words, so a turn about the same topic without the answer ranks above it. The question's
+own form says what the answer looks like (a duration, a date, a reason, a weekday, a clock
+time), and that is cheap to look for in a candidate: ``search`` ranks the candidates holding
+one up (``Ranking.answer``). Only forms whose answers have a shape a pattern can see are
+listed: "how many" is not (numbers are everywhere in long answers), nor "where" (a place by its
+name was measured: no gain). The kinds live in a data file of the package
+(``answer_kinds.json``, which says where its entries come from). Each kind is recognised in
+English and Chinese
 (多久 a duration, 什么时候 a time, 为什么 a reason, 星期几 a weekday, 几点 a clock time).
 """
 
@@ -78,9 +79,7 @@ def _asks(kind: str) -> re.Pattern[str]:
 @cache
 def _holds(kinds: tuple[str, ...]) -> re.Pattern[str]:
     table = _kinds()
-    return re.compile(
-        "|".join(f"(?:{each[1]})" for kind in kinds for each in table[kind].values())
-    )
+    return re.compile("|".join(f"(?:{each[1]})" for kind in kinds for each in table[kind].values()))
 
 
 def answer_kinds(question: str) -> tuple[str, ...]:
