@@ -48,9 +48,7 @@ def test_shares_word_follows_zeromems_normalisation() -> None:
     # Stop words do not count, stems do, and Chinese shares a bigram, not a character.
     assert not shares_word("how do I ship it?", ["deploys go through make deploy-staging"])
     assert shares_word("how do I ship to staging?", ["deploys go through make deploy-staging"])
-    assert shares_word("when are my deployments?", ["deploy notes"]) == shares_word(
-        "deploy", ["deploy notes"]
-    )
+    assert shares_word("when are the meetings?", ["standup meeting at 9:30"])
     assert shares_word("which doctors did I see", ["my doctor is Dr. Patel"])
     assert not shares_word("what is it", ["it is what it is"])
     assert not shares_word("打车", ["网约车"])
