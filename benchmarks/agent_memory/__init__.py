@@ -4,7 +4,8 @@ and Chinese, with questions asked in a new session, some in the memory's words a
 ``python -m benchmarks.agent_memory [--quick]`` prints R@1/5/10 for questions that share a
 content word with their memory and for paraphrases, by language, zeromem beside plain FTS5,
 the tuning and held-out halves apart (split by store). Other benchmarks import ``evaluate``
-(one ``QuestionResult`` per question). The data format is in README.md here.
+(one ``QuestionResult`` per question) and ``recall`` (R@k of a slice). The data format is in
+README.md here.
 """
 
 from __future__ import annotations
@@ -14,10 +15,20 @@ import sys
 from collections.abc import Sequence
 
 from benchmarks.agent_memory.data import Question, Store, load_stores, problems
-from benchmarks.agent_memory.run import QuestionResult, evaluate
+from benchmarks.agent_memory.run import QuestionResult, Searcher, evaluate, recall
 from benchmarks.agent_memory.table import print_table
 
-__all__ = ["Question", "QuestionResult", "Store", "evaluate", "load_stores", "main", "problems"]
+__all__ = [
+    "Question",
+    "QuestionResult",
+    "Searcher",
+    "Store",
+    "evaluate",
+    "load_stores",
+    "main",
+    "problems",
+    "recall",
+]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

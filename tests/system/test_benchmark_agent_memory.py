@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from benchmarks import agent_memory
 from benchmarks.agent_memory.data import DATA, load_store, load_stores, problems
 from benchmarks.agent_memory.words import shares_word
+from zeromem_cli import MemoryStore
 
 
 def test_quick_benchmark_prints_both_halves_beside_plain_and_targets(
@@ -62,3 +64,23 @@ def test_a_drifted_label_is_reported(tmp_path: Path) -> None:
     path.write_text(json.dumps(raw), encoding="utf-8")
     found = problems(load_store(path))
     assert len(found) == 1 and "shares_word" in found[0]
+
+
+def test_evaluate_is_importable_and_ranks_what_a_searcher_returns() -> None:
+    # A searcher that returns the gold memories (found by content) scores 1.0 at rank 1;
+    # one that returns nothing scores 0: the ranks come from the searcher, by memory id.
+    store = next(s for s in load_stores() if s.name == "dev_web")
+    question_gold = {q.question: q.gold for q in store.questions}
+
+    def oracle(db: MemoryStore, question: str, asked_at: datetime, limit: int) -> list[int]:
+        by_content = {m.content: m.id for m in db.list(limit=None)}
+        return [by_content[store.memory(g).content] for g in question_gold[question]][:1]
+
+    results = agent_memory.evaluate([store], quick=True, searcher=oracle)
+    assert len(results) == 8 and {r.store for r in results} == {"dev_web"}
+    assert agent_memory.recall(results, 1) == pytest.approx(
+        sum(1 / len(r.gold) for r in results) / len(results)
+    )
+    empty = agent_memory.evaluate([store], quick=True, searcher=lambda *_: [])
+    assert agent_memory.recall(empty, 10) == 0.0
+    assert agent_memory.recall(empty, 10, split="held_out") is None
