@@ -133,47 +133,6 @@ HELD = -1  # key of the held-out flag in a result row
 LOCOMO_TARGET_R10 = 0.72  # issue 19's floor, categories 1-4
 
 
-ABLATIONS = {
-    "default": Ranking(),
-    "no coverage factor": Ranking(coverage=0.0),
-    "no session evidence": Ranking(session=0.0),
-    "no conversation context": Ranking(context=0.0),
-    "no related words": Ranking(related=0.0),
-    "no assistant's turns for 'you said'": Ranking(assistant=0.0),
-    "no date factor": Ranking(date=0.0),
-    "no verb variants": Ranking(variants=False),
-    "no prefix variants": Ranking(prefix=False),
-    "no importance/pin/recency": Ranking(importance=0.0, pinned=0.0, recency=0.0),
-    "pool 50 (not 150)": Ranking(pool=50),
-    "BM25 only": Ranking(
-        prefix=False,
-        variants=False,
-        coverage=0.0,
-        date=0.0,
-        importance=0.0,
-        pinned=0.0,
-        recency=0.0,
-        session=0.0,
-        context=0.0,
-        related=0.0,
-        assistant=0.0,
-        pool=0,
-    ),
-}
-
-
-def print_ablation(conversations: Sequence[Conversation], stores: Sequence[MemoryStore]) -> None:
-    """Overall Recall@k (categories 1-4) with one ranking feature switched off at a time."""
-    header = f"{'variant':<28}" + "".join(f"{'R@' + str(k):>8}" for k in KS)
-    print(header)
-    print("-" * len(header))
-    for name, ranking in ABLATIONS.items():
-        results = locomo_recall(conversations, stores, ranking=ranking)
-        rows = [r for c in (1, 2, 3, 4) for r in results.get(c, [])]
-        cells = "".join(f"{statistics.fmean(r[k] for r in rows):>8.3f}" for k in KS)
-        print(f"{name:<28}{cells}")
-
-
 def print_locomo(
     results: dict[int, list[dict[int, float]]],
     plain: dict[int, list[dict[int, float]]] | None = None,
@@ -351,7 +310,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="A small slice of everything.")
     parser.add_argument("--no-speed", action="store_true", help="Skip the latency benchmark.")
     parser.add_argument(
-        "--ablation", action="store_true", help="Also LoCoMo with each ranking feature off."
+        "--ablation",
+        action="store_true",
+        help="Only the ablation: each ranking factor off in turn, on the tuning half of every "
+        "dataset (benchmarks/ablation.py; databases cached under benchmarks/.cache/ablation).",
+    )
+    parser.add_argument(
+        "--dataset",
+        action="append",
+        choices=("locomo", "longmemeval", "chinese", "agent-memory"),
+        help="With --ablation: only this dataset (repeatable).",
     )
     parser.add_argument(
         "--no-longmemeval", action="store_true", help="Skip LongMemEval_S (the slowest part)."
@@ -375,6 +343,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--memories", type=int, default=None, help="Size of the speed DB (100000; quick: 2000)."
     )
     args = parser.parse_args(argv)
+    if args.ablation:
+        from benchmarks import ablation
+
+        ablation.run(args.dataset or ablation.DATASETS)
+        return 0
     with tempfile.TemporaryDirectory(prefix="zeromem-bench-") as tmp:
         workdir = Path(tmp)
         conversations = load_locomo()
@@ -392,10 +365,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 compared = locomo_compare(conversations, stores, 40 if args.quick else None)
                 print_locomo(compared["zeromem"], compared["plain"])
-                if args.ablation:
-                    print()
-                    print("LoCoMo categories 1-4, one ranking feature off at a time")
-                    print_ablation(conversations, stores)
             finally:
                 for store in stores:
                     store.close()

@@ -96,6 +96,19 @@ class Weights(FrozenRecord):
             context_window_minutes=config.get("pack.weights.context_window_minutes"),
         )
 
+    @classmethod
+    def from_tuning(cls, tuning: Tuning) -> Weights:
+        """From a ``Tuning`` (its ``pack_*`` fields; the config keys' defaults equal them)."""
+        return cls(
+            relevance=tuning.pack_relevance,
+            importance=tuning.pack_importance,
+            recency=tuning.pack_recency,
+            access=tuning.pack_access,
+            half_life_days=tuning.pack_half_life_days,
+            context=tuning.pack_context,
+            context_window_minutes=tuning.context_window_minutes,
+        )
+
 
 class Candidate(Record):
     """One memory considered by pack, its score parts and what became of it."""
@@ -585,7 +598,7 @@ def pack(
                 "packed without it"
             )
             formatter = Formatter(format, None, formatter.content_of, mask_labels=not reveal)
-    weights = weights or Weights()
+    weights = weights or Weights.from_tuning(tuning)
     filters = filters or Filters()
     relevance: dict[int, float] = {}
     memories: dict[int, Memory] = {}
