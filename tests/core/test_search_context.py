@@ -97,8 +97,7 @@ def test_interleaved_sessions_lend_only_to_their_own_neighbours(db_path: Path) -
     with MemoryStore(db_path, user="dave", session="later", clock=lambda: LATER) as store:
         lent = {m.id: m.score for m in store.search(question, ranking=Ranking(session=0.0))}
         own = {
-            m.id: m.score
-            for m in store.search(question, ranking=Ranking(session=0.0, context=0.0))
+            m.id: m.score for m in store.search(question, ranking=Ranking(session=0.0, context=0.0))
         }
     assert lent[wrong] == own[wrong]  # one id away, another session: borrows nothing
     assert (lent[right] or 0.0) > (own[right] or 0.0)  # its session's next turn borrows

@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
+
+from zeromem_cli.plain import FrozenRecord
 
 DATA = Path(__file__).with_name("tuning.json")
 OVERRIDE_ENV = "ZEROMEM_TUNING"
@@ -34,7 +36,7 @@ def read_values(path: Path) -> dict[str, Any]:
 _DEFAULTS = read_values(DATA)
 
 
-class Tuning(NamedTuple):
+class Tuning(FrozenRecord):
     """Every ranking knob (``tuning.json`` says what each does and what chose it). A weight of
     0 switches its factor off (``zeromem_cli.ranking.factors``)."""
 
