@@ -32,10 +32,10 @@ from benchmarks.datasets import (
     CATEGORY_NAMES,
     REPO,
     Conversation,
-    held_out,
     load_chinese,
     load_locomo,
     load_longmemeval,
+    locomo_held_out,
 )
 from benchmarks.plain_fts import PlainIndex
 from zeromem_cli import MemoryStore
@@ -109,11 +109,11 @@ def locomo_compare(
     for conv, store in zip(conversations, stores, strict=True):
         questions = conv.questions[:max_questions] if max_questions else conv.questions
         index = PlainIndex([t.memory_text for t in conv.turns]) if plain else None
-        for number, question in enumerate(questions):
+        for question in questions:
             if not question.evidence:
                 continue
             wanted = set(question.evidence)
-            flag = float(held_out(f"{conv.sample_id}:{number}"))
+            flag = float(locomo_held_out(conv.sample_id))
             hits = store.search(question.question, limit=max(KS), ranking=ranking)
             ranked = {"zeromem": [h.meta.get("dia_id") for h in hits]}
             if index is not None:
@@ -131,47 +131,6 @@ def locomo_compare(
 
 HELD = -1  # key of the held-out flag in a result row
 LOCOMO_TARGET_R10 = 0.72  # issue 19's floor, categories 1-4
-
-
-ABLATIONS = {
-    "default": Ranking(),
-    "no coverage factor": Ranking(coverage=0.0),
-    "no session evidence": Ranking(session=0.0),
-    "no conversation context": Ranking(context=0.0),
-    "no related words": Ranking(related=0.0),
-    "no assistant's turns for 'you said'": Ranking(assistant=0.0),
-    "no date factor": Ranking(date=0.0),
-    "no verb variants": Ranking(variants=False),
-    "no prefix variants": Ranking(prefix=False),
-    "no importance/pin/recency": Ranking(importance=0.0, pinned=0.0, recency=0.0),
-    "pool 50 (not 150)": Ranking(pool=50),
-    "BM25 only": Ranking(
-        prefix=False,
-        variants=False,
-        coverage=0.0,
-        date=0.0,
-        importance=0.0,
-        pinned=0.0,
-        recency=0.0,
-        session=0.0,
-        context=0.0,
-        related=0.0,
-        assistant=0.0,
-        pool=0,
-    ),
-}
-
-
-def print_ablation(conversations: Sequence[Conversation], stores: Sequence[MemoryStore]) -> None:
-    """Overall Recall@k (categories 1-4) with one ranking feature switched off at a time."""
-    header = f"{'variant':<28}" + "".join(f"{'R@' + str(k):>8}" for k in KS)
-    print(header)
-    print("-" * len(header))
-    for name, ranking in ABLATIONS.items():
-        results = locomo_recall(conversations, stores, ranking=ranking)
-        rows = [r for c in (1, 2, 3, 4) for r in results.get(c, [])]
-        cells = "".join(f"{statistics.fmean(r[k] for r in rows):>8.3f}" for k in KS)
-        print(f"{name:<28}{cells}")
 
 
 def print_locomo(
@@ -351,7 +310,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="A small slice of everything.")
     parser.add_argument("--no-speed", action="store_true", help="Skip the latency benchmark.")
     parser.add_argument(
-        "--ablation", action="store_true", help="Also LoCoMo with each ranking feature off."
+        "--ablation",
+        action="store_true",
+        help="Only the ablation: each ranking factor off in turn, on the tuning half of every "
+        "dataset (benchmarks/ablation.py; databases cached under benchmarks/.cache/ablation).",
+    )
+    parser.add_argument(
+        "--dataset",
+        action="append",
+        choices=("locomo", "longmemeval", "chinese", "agent-memory"),
+        help="With --ablation: only this dataset (repeatable).",
     )
     parser.add_argument(
         "--no-longmemeval", action="store_true", help="Skip LongMemEval_S (the slowest part)."
@@ -375,6 +343,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--memories", type=int, default=None, help="Size of the speed DB (100000; quick: 2000)."
     )
     args = parser.parse_args(argv)
+    if args.ablation:
+        from benchmarks import ablation
+
+        ablation.run(args.dataset or ablation.DATASETS)
+        return 0
     with tempfile.TemporaryDirectory(prefix="zeromem-bench-") as tmp:
         workdir = Path(tmp)
         conversations = load_locomo()
@@ -392,10 +365,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 compared = locomo_compare(conversations, stores, 40 if args.quick else None)
                 print_locomo(compared["zeromem"], compared["plain"])
-                if args.ablation:
-                    print()
-                    print("LoCoMo categories 1-4, one ranking feature off at a time")
-                    print_ablation(conversations, stores)
             finally:
                 for store in stores:
                     store.close()

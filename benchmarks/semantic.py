@@ -239,7 +239,7 @@ class Cached:
 
 
 def locomo(workdir: Path, max_conversations: int | None = None) -> list[Asked]:
-    from benchmarks.datasets import held_out, load_locomo
+    from benchmarks.datasets import load_locomo, locomo_held_out
     from benchmarks.retrieval import build_locomo
     from zeromem_cli.semantic.indexer import index
 
@@ -266,10 +266,10 @@ def locomo(workdir: Path, max_conversations: int | None = None) -> list[Asked]:
                 f"({time.perf_counter() - started:.0f} s)",
                 file=sys.stderr,
             )
-            for q_number, question in enumerate(conv.questions):
+            for question in conv.questions:
                 if not question.evidence or question.category == 5:
                     continue
-                half = "held_out" if held_out(f"{conv.sample_id}:{q_number}") else "tuning"
+                half = "held_out" if locomo_held_out(conv.sample_id) else "tuning"
                 lexical, dense, words = _candidates(store, question.question, None)
                 asked.append(
                     Asked(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.agent_memory.words import shares_word
+from zeromem_cli.text.normalize import has_cjk, latin_words
 
 DATA = Path(__file__).resolve().parent
 SPLITS = ("tuning", "held_out")
@@ -106,6 +107,16 @@ def computed_label(store: Store, question: Question) -> bool:
     return any(shares_word(question.question, store.memory(g).texts()) for g in question.gold)
 
 
+def computed_language(store: Store, question: Question) -> str:
+    """``mixed`` when the question mixes Chinese with English words or is asked in the other
+    language than a gold memory's (a memory with any Chinese is Chinese); else ``en``/``zh``."""
+    asked = "zh" if has_cjk(question.question) else "en"
+    if asked == "zh" and latin_words(question.question):
+        return "mixed"
+    written = {"zh" if has_cjk(store.memory(g).content) else "en" for g in question.gold}
+    return asked if written == {asked} else "mixed"
+
+
 def problems(store: Store) -> list[str]:
     """What is wrong with a store's data: a stored label the code disagrees with, a gold id
     that names no memory, a key used twice (a second write would update the first), an
@@ -133,6 +144,8 @@ def problems(store: Store) -> list[str]:
         newer = {m.supersedes: m.id for m in store.memories if m.supersedes}
         if any(g in superseded and newer[g] not in question.gold for g in question.gold):
             found.append(f"{where}: gold is a superseded memory without the newer one")
+        if computed_language(store, question) != question.language:
+            found.append(f"{where}: language is {question.language!r}, the code says otherwise")
         if computed_label(store, question) != question.shares_word:
             found.append(f"{where}: shares_word is {question.shares_word}, the code says otherwise")
     return found

@@ -74,6 +74,19 @@ def _asked_at(store: Store) -> datetime:
 
 
 SearchOptions = Mapping[str, Any]
+# A retriever under test: (store opened in the question's session, question, when it is asked,
+# how many) -> zeromem memory ids, best first. The default is ``MemoryStore.search``.
+Searcher = Callable[[MemoryStore, str, datetime, int], Sequence[int]]
+
+
+def zeromem_searcher(options: SearchOptions | None = None) -> Searcher:
+    """``MemoryStore.search`` with ``options`` (keyword arguments: a ranking variant...)."""
+
+    def search(db: MemoryStore, question: str, asked_at: datetime, limit: int) -> list[int]:
+        hits = db.search(question, limit=limit, as_of=asked_at, **(options or {}))
+        return [hit.id for hit in hits]
+
+    return search
 
 
 def evaluate(
@@ -81,13 +94,16 @@ def evaluate(
     *,
     quick: bool = False,
     search_options: SearchOptions | None = None,
+    searcher: Searcher | None = None,
     workdir: Path | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> list[QuestionResult]:
     """Every question's result, store by store (default: every store shipped here).
 
     ``quick``: the first ``QUICK_QUESTIONS`` questions of each store. ``search_options`` go to
-    ``MemoryStore.search`` as keyword arguments (a ranking variant, for an ablation)."""
+    ``MemoryStore.search`` as keyword arguments (a ranking variant, for an ablation);
+    ``searcher`` replaces ``MemoryStore.search`` altogether (another retriever)."""
+    search = searcher or zeromem_searcher(search_options)
     chosen = list(stores) if stores is not None else load_stores()
     results: list[QuestionResult] = []
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
@@ -102,10 +118,7 @@ def evaluate(
             asked_at = _asked_at(store)
             with MemoryStore(path, session=QUESTION_SESSION) as db:
                 for question in questions:
-                    hits = db.search(
-                        question.question, limit=DEPTH, as_of=asked_at, **(search_options or {})
-                    )
-                    found = [ids[hit.id] for hit in hits]
+                    found = [ids[i] for i in search(db, question.question, asked_at, DEPTH)]
                     plain_found = [plain_order[i] for i in plain.search(question.question, DEPTH)]
                     results.append(
                         QuestionResult(
@@ -122,3 +135,23 @@ def evaluate(
                     )
             plain.close()
     return results
+
+
+def recall(
+    results: Sequence[QuestionResult],
+    k: int = DEPTH,
+    *,
+    system: str = "zeromem",
+    split: str | None = None,
+    shares_word: bool | None = None,
+    language: str | None = None,
+) -> float | None:
+    """Mean R@k over the results matching the filters given; None when none match."""
+    chosen = [
+        r
+        for r in results
+        if (split is None or r.split == split)
+        and (shares_word is None or r.shares_word is shares_word)
+        and (language is None or r.language == language)
+    ]
+    return sum(r.recall(k, system) for r in chosen) / len(chosen) if chosen else None

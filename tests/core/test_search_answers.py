@@ -15,8 +15,8 @@ from zeromem_cli import MemoryStore
 from zeromem_cli.search import Ranking
 
 START = datetime(2026, 5, 1, 18, 0, tzinfo=timezone.utc)
-CAT_TOPIC = "user: my cat Luna loves her cat tree, and she chases the cat toys."
-CAT_ANSWER = "user: I have had my cat Luna for about 6 months, she is due for a microchip."
+CAT_TOPIC = "user: my parrot Kiwi loves her parrot perch, and she chases the parrot toys."
+CAT_ANSWER = "user: I have had my parrot Kiwi for about 6 months, she is due for a checkup."
 CLASS_TOPIC = "user: the cocktail class was fun, I loved the cocktail recipes from class."
 CLASS_ANSWER = "user: by the way, I have a cocktail class on Thursday evenings."
 MEETING_TOPIC = "user: the team meeting went long, we argued about the meeting notes."
@@ -39,7 +39,7 @@ def _first(store: MemoryStore, query: str, **options: object) -> str:
 
 
 def test_how_long_ranks_the_turn_holding_a_duration_first(db_path: Path) -> None:
-    question = "How long have I had my cat Luna?"
+    question = "How long has my parrot Kiwi been with me?"
     with _store(db_path) as store:
         assert _first(store, question, ranking=Ranking(answer=0.0)) == CAT_TOPIC
         assert _first(store, question) == CAT_ANSWER
@@ -60,7 +60,7 @@ def test_what_time_ranks_the_turn_holding_a_clock_time_first(db_path: Path) -> N
 
 
 def test_a_question_of_no_such_form_is_unchanged(db_path: Path) -> None:
-    for question in ("tell me about my cat Luna", "the cocktail class", "the team meeting"):
+    for question in ("tell me about my parrot Kiwi", "the cocktail class", "the team meeting"):
         with _store(db_path) as store:
             found = [m.content for m in store.search(question, limit=5)]
             without = [
@@ -69,10 +69,10 @@ def test_a_question_of_no_such_form_is_unchanged(db_path: Path) -> None:
         assert found == without
 
 
-WHEN_TOPIC = "Caroline: I go to the support group, it is a good group."
-WHEN_ANSWER = "Caroline: I went to a support group yesterday, it was powerful."
-WHY_TOPIC = "Nate: turtles are my pets, I feed the turtles and clean the turtle tank."
-WHY_ANSWER = "Nate: I like turtles because they are calm and easy to care for."
+WHEN_TOPIC = "Priya: I go to the choir rehearsal, it is a good choir."
+WHEN_ANSWER = "Priya: I went to a choir rehearsal yesterday, it was lovely."
+WHY_TOPIC = "Omar: ferrets are my pets, I feed the ferrets and clean the ferret cage."
+WHY_ANSWER = "Omar: I like ferrets because they are playful and easy to care for."
 
 
 def test_when_and_why_rank_the_turn_holding_a_time_or_a_reason_first(db_path: Path) -> None:
@@ -82,8 +82,8 @@ def test_when_and_why_rank_the_turn_holding_a_time_or_a_reason_first(db_path: Pa
             writer.write(turn, category="chat", session=f"d{number}", created_at=when)
     with MemoryStore(db_path, session="later") as store:
         for question, topic, answer in (
-            ("When did Caroline go to the support group?", WHEN_TOPIC, WHEN_ANSWER),
-            ("Why does Nate like turtles?", WHY_TOPIC, WHY_ANSWER),
+            ("When did Priya go to the choir rehearsal?", WHEN_TOPIC, WHEN_ANSWER),
+            ("Why does Omar like ferrets?", WHY_TOPIC, WHY_ANSWER),
         ):
             assert _first(store, question, ranking=Ranking(answer=0.0)) == topic
             assert _first(store, question) == answer
