@@ -44,9 +44,10 @@ from benchmarks.agent_memory.run import QUESTION_SESSION, _asked_at, _load
 from benchmarks.datasets import REPO
 from zeromem_cli import MemoryStore
 from zeromem_cli.models import Filters
+from zeromem_cli.ranking.factors import semantic_merge
+from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
 from zeromem_cli.search import present
 from zeromem_cli.semantic.embedder import Embedder, load
-from zeromem_cli.semantic.merge import DEFAULT_MERGE, Merge, merged
 from zeromem_cli.semantic.recall import nearest
 from zeromem_cli.text.query import parse_query
 
@@ -77,7 +78,7 @@ class Asked:
         self.words = words
         self.key = key
 
-    def recall(self, merge: Merge | None, system: str = "merged", k: int = DEPTH) -> float:
+    def recall(self, merge: Tuning | None, system: str = "merged", k: int = DEPTH) -> float:
         if system == "lexical":
             order = [row for row, _ in self.lexical[:k]]
         elif system == "dense":
@@ -89,7 +90,10 @@ class Asked:
                 found = present(words, row) if words else []
                 return sum(found) / len(found) if found else 0.0
 
-            order = [row for row, _ in merged(self.lexical[:k], self.dense, k, held, merge)]
+            tuning = merge or DEFAULT_TUNING
+            order = [
+                row for row, _ in semantic_merge(self.lexical[:k], self.dense, k, held, tuning)
+            ]
         found = {self.key(row) for row in order}
         return len(self.gold & found) / len(self.gold)
 
@@ -142,7 +146,7 @@ def _mean(values: Sequence[float]) -> float:
     return statistics.fmean(values) if values else float("nan")
 
 
-def print_agent_memory(asked: Sequence[Asked], merge: Merge = DEFAULT_MERGE) -> None:
+def print_agent_memory(asked: Sequence[Asked], merge: Tuning = DEFAULT_TUNING) -> None:
     groups: dict[tuple[str, str, str], list[Asked]] = defaultdict(list)
     for each in asked:
         split, language, shares = each.group
@@ -163,23 +167,28 @@ def print_agent_memory(asked: Sequence[Asked], merge: Merge = DEFAULT_MERGE) -> 
         )
 
 
+_T = DEFAULT_TUNING
 ABLATION = {
-    "default": DEFAULT_MERGE,
-    "issue anchor: lexical top 8, then 2 dense": Merge(sure=-1.0, tail=2, floor=0.0, spread=1.0),
-    "dense only in empty slots": Merge(sure=-1.0, tail=0, floor=0.0, spread=1.0),
-    "no floor": DEFAULT_MERGE._replace(floor=0.0),
-    "floor 0.80": DEFAULT_MERGE._replace(floor=0.80),
-    "floor 0.82": DEFAULT_MERGE._replace(floor=0.82),
-    "tail 0": DEFAULT_MERGE._replace(tail=0),
-    "tail 2": DEFAULT_MERGE._replace(tail=2),
-    "tail 3": DEFAULT_MERGE._replace(tail=3),
-    "tail 5": DEFAULT_MERGE._replace(tail=5),
-    "sure 0.34": DEFAULT_MERGE._replace(sure=0.34),
-    "sure 0.67": DEFAULT_MERGE._replace(sure=0.67),
-    "sure 1.0": DEFAULT_MERGE._replace(sure=1.0),
-    "spread 0.03": DEFAULT_MERGE._replace(spread=0.03),
-    "spread 0.10": DEFAULT_MERGE._replace(spread=0.10),
-    "spread 1 (no spread)": DEFAULT_MERGE._replace(spread=1.0),
+    "default": _T,
+    "issue anchor: lexical top 8, then 2 dense": _T._replace(
+        semantic_sure=-1.0, semantic_tail=2, semantic_floor=0.0, semantic_spread=1.0
+    ),
+    "dense only in empty slots": _T._replace(
+        semantic_sure=-1.0, semantic_tail=0, semantic_floor=0.0, semantic_spread=1.0
+    ),
+    "no floor": _T._replace(semantic_floor=0.0),
+    "floor 0.80": _T._replace(semantic_floor=0.80),
+    "floor 0.82": _T._replace(semantic_floor=0.82),
+    "tail 0": _T._replace(semantic_tail=0),
+    "tail 2": _T._replace(semantic_tail=2),
+    "tail 3": _T._replace(semantic_tail=3),
+    "tail 5": _T._replace(semantic_tail=5),
+    "sure 0.34": _T._replace(semantic_sure=0.34),
+    "sure 0.67": _T._replace(semantic_sure=0.67),
+    "sure 1.0": _T._replace(semantic_sure=1.0),
+    "spread 0.03": _T._replace(semantic_spread=0.03),
+    "spread 0.10": _T._replace(semantic_spread=0.10),
+    "spread 1 (no spread)": _T._replace(semantic_spread=1.0),
 }
 
 
@@ -293,7 +302,7 @@ def _dia(row: Any) -> Any:
     return json.loads(row["meta"]).get("dia_id")
 
 
-def print_locomo(asked: Sequence[Asked], merge: Merge = DEFAULT_MERGE) -> None:
+def print_locomo(asked: Sequence[Asked], merge: Tuning = DEFAULT_TUNING) -> None:
     print("\nLoCoMo categories 1-4, R@10 (floor: no lower than lexical-only)")
     print(f"{'half':<9} {'n':>5} {'lexical':>8} {'dense':>6} {'semantic on':>12}")
     for half in ("tuning", "held_out"):

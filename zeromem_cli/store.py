@@ -261,7 +261,7 @@ class MemoryStore:
         """Memories of this scope matching ``query``, best first; ``score`` set (higher is better).
 
         ``semantic`` (None: the store's setting): also the memories nearest the question in
-        meaning, merged after the lexical ones it is sure of (``zeromem_cli.semantic.merge``).
+        meaning, merged after the lexical ones it is sure of (``ranking.factors.semantic_merge``).
 
         ``as_of``: when the question is asked (default now): "last Saturday" and recency are
         reckoned from it.
@@ -297,6 +297,7 @@ class MemoryStore:
                 options["limit"],
                 vector,
                 self.semantic.cache,
+                options["ranking"],
             )
 
         scored = db.read(self._conn, self.path, run)

@@ -91,7 +91,6 @@ _NEVER = {
     "zeromem_cli.semantic.embedder",
     "zeromem_cli.semantic.recall",
     "zeromem_cli.semantic.blocks",
-    "zeromem_cli.semantic.merge",
     "zeromem_cli.semantic.indexer",
 }
 _NOT_FOR = {

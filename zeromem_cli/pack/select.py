@@ -495,7 +495,9 @@ def _search(
             return hits
         from zeromem_cli.semantic.recall import joined
 
-        return joined(conn, scope, now, query.content, hits, filters, limit, *vector)
+        return joined(
+            conn, scope, now, query.content, hits, filters, limit, vector[0], vector[1], ranking
+        )
 
     per_scope = [[stored.to_memory(row, score=score) for row, score in found(s)] for s in scopes]
     if len(per_scope) == 1:

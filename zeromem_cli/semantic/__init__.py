@@ -7,7 +7,8 @@ words, with a local embedding model, offline, at zero LLM tokens.
   without importing numpy or the model;
 - ``blocks``: vectors quantised to int8 and kept in blocks per owner (bytes for ``storage``);
 - ``recall``: the memories nearest a question, within a scope and filters;
-- ``merge``: how those join the lexical ranking (lexical order kept, dense hits after it);
+- how those join the lexical ranking is ``ranking.factors.semantic_merge`` (lexical order kept
+  where it is sure, dense hits after it), weighed by the ``semantic_*`` fields of ``Tuning``;
 - ``indexer``: embedding the memories that have no vector yet (``zeromem index``, ``gc``).
 
 Nothing here is imported by a command unless semantic recall is on and installed:

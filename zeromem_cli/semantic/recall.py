@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 
 from zeromem_cli.models import Filters, Scope
+from zeromem_cli.ranking.factors import semantic_merge
+from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
 from zeromem_cli.search import present
 from zeromem_cli.semantic import blocks
-from zeromem_cli.semantic.merge import DEFAULT_MERGE, Merge, merged
 from zeromem_cli.storage import vectors as stored
 
 # Owners' vectors a store keeps between searches (``Semantic.cache``), at most this many.
@@ -99,10 +100,13 @@ def joined(
     limit: int,
     query: np.ndarray,
     cache: Cache | None = None,
-    merge: Merge = DEFAULT_MERGE,
+    tuning: Tuning = DEFAULT_TUNING,
 ) -> list[tuple[Any, float]]:
-    """The lexical hits of a search with the nearest memories merged in (``merge``).
+    """The lexical hits of a search with the nearest memories merged in
+    (``ranking.factors.semantic_merge``).
     ``words``: the question's content words (how much of it a lexical hit holds)."""
+    if tuning.semantic_floor > 1.0:  # switched off (the ablation's way)
+        return list(lexical[:limit])
     dense = nearest(conn, scope, now, filters, query, limit, cache)
     if filters.min_score is not None:
         dense = []  # a score threshold is a lexical one: no similarity passes it
@@ -112,4 +116,4 @@ def joined(
         found = present(asked, row) if asked else []
         return sum(found) / len(found) if found else 0.0
 
-    return merged(lexical, dense, limit, held, merge)
+    return semantic_merge(lexical, dense, limit, held, tuning)
