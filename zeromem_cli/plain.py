@@ -494,6 +494,10 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     opener,
     opener_hits,
     speaker,
+    semantic_sure,
+    semantic_tail,
+    semantic_floor,
+    semantic_spread,
 ):
     _set(self, "pool", pool)
     _set(self, "prefix", prefix)
@@ -535,6 +539,10 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     _set(self, "opener", opener)
     _set(self, "opener_hits", opener_hits)
     _set(self, "speaker", speaker)
+    _set(self, "semantic_sure", semantic_sure)
+    _set(self, "semantic_tail", semantic_tail)
+    _set(self, "semantic_floor", semantic_floor)
+    _set(self, "semantic_spread", semantic_spread)
 
 
 INITS["ranking.tuning.Tuning"] = _init_Tuning

@@ -11,10 +11,10 @@ import sys
 
 import pytest
 
-from zeromem_cli.storage import backend, bulk, candidates, db, fts, memories, oplog
+from zeromem_cli.storage import backend, bulk, candidates, db, fts, memories, oplog, vectors
 
 MODULES = {"bulk": bulk, "candidates": candidates, "db": db, "fts": fts,
-           "memories": memories, "oplog": oplog}  # fmt: skip
+           "memories": memories, "oplog": oplog, "vectors": vectors}  # fmt: skip
 
 
 def _parameters(function: object) -> list[tuple[str, object, bool]]:
@@ -26,7 +26,9 @@ def _parameters(function: object) -> list[tuple[str, object, bool]]:
 
 
 def test_the_interface_is_every_forwarded_function() -> None:
-    assert set(backend.INTERFACE) == {"bulk", "candidates", "db", "fts", "memories", "oplog"}
+    assert set(backend.INTERFACE) == {
+        "bulk", "candidates", "db", "fts", "memories", "oplog", "vectors"
+    }  # fmt: skip
     assert sum(len(names) for names in backend.INTERFACE.values()) >= 40
 
 
