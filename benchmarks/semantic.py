@@ -77,6 +77,7 @@ class Asked:
         self.dense = dense
         self.words = words
         self.key = key
+        self.packed: dict[bool, float] = {}  # pack@1000 recall, semantic off / on
 
     def recall(self, merge: Tuning | None, system: str = "merged", k: int = DEPTH) -> float:
         if system == "lexical":
@@ -280,16 +281,19 @@ def locomo(workdir: Path, max_conversations: int | None = None) -> list[Asked]:
                     continue
                 half = "held_out" if locomo_held_out(conv.sample_id) else "tuning"
                 lexical, dense, words = _candidates(store, question.question, None)
-                asked.append(
-                    Asked(
-                        (half, "en", True),
-                        set(question.evidence),
-                        lexical,
-                        dense,
-                        words,
-                        lambda row: _dia(row),
-                    )
+                item = Asked(
+                    (half, "en", True),
+                    set(question.evidence),
+                    lexical,
+                    dense,
+                    words,
+                    lambda row: _dia(row),
                 )
+                for on in (False, True):
+                    result = store.pack(question.question, budget=1000, touch=False, semantic=on)
+                    got = {m.meta.get("dia_id") for m in result.memories}
+                    item.packed[on] = len(item.gold & got) / len(item.gold)
+                asked.append(item)
     finally:
         for store in stores:
             store.close()
@@ -303,14 +307,20 @@ def _dia(row: Any) -> Any:
 
 
 def print_locomo(asked: Sequence[Asked], merge: Tuning = DEFAULT_TUNING) -> None:
-    print("\nLoCoMo categories 1-4, R@10 (floor: no lower than lexical-only)")
-    print(f"{'half':<9} {'n':>5} {'lexical':>8} {'dense':>6} {'semantic on':>12}")
+    print("\nLoCoMo categories 1-4 (floor: no lower than lexical-only)")
+    print(
+        f"{'half':<9} {'n':>5} {'R@10 lexical':>12} {'dense':>6} {'semantic on':>12} "
+        f"{'pack@1000 off':>14} {'on':>6}"
+    )
     for half in ("tuning", "held_out"):
         items = [a for a in asked if a.group[0] == half]
         print(
-            f"{half:<9} {len(items):>5} {_mean([a.recall(None, 'lexical') for a in items]):>8.3f} "
+            f"{half:<9} {len(items):>5} "
+            f"{_mean([a.recall(None, 'lexical') for a in items]):>12.3f} "
             f"{_mean([a.recall(None, 'dense') for a in items]):>6.3f} "
-            f"{_mean([a.recall(merge) for a in items]):>12.3f}"
+            f"{_mean([a.recall(merge) for a in items]):>12.3f} "
+            f"{_mean([a.packed[False] for a in items if a.packed]):>14.3f} "
+            f"{_mean([a.packed[True] for a in items if a.packed]):>6.3f}"
         )
 
 
