@@ -93,7 +93,7 @@ class Asked:
 
             tuning = merge or DEFAULT_TUNING
             order = [
-                row for row, _ in semantic_merge(self.lexical[:k], self.dense, k, held, tuning)
+                row for row, _ in semantic_merge(self.lexical[:k], self.dense[:k], k, held, tuning)
             ]
         found = {self.key(row) for row in order}
         return len(self.gold & found) / len(self.gold)
