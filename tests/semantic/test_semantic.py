@@ -158,7 +158,9 @@ def test_export_leaves_vectors_out_and_import_then_index_restores_them(tmp_path:
     dump = tmp_path / "dump.json"
     dump.write_text(exported.stdout, encoding="utf-8")
     target = tmp_path / "b.db"
-    assert cli(target, "import", str(dump)).returncode == 0
+    imported = cli(target, "import", str(dump))
+    assert imported.returncode == 0
+    assert "7 memories have no vector yet" in imported.stderr  # told how to embed them
     with MemoryStore(target) as db:
         assert vectors_of(db) == {}  # recomputed, never copied
     assert cli(target, "index").returncode == 0

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, NoReturn, Optional
+from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
 
 import typer
 
@@ -25,6 +25,9 @@ from zeromem_cli.cli.options import (
     store_options,
 )
 from zeromem_cli.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from zeromem_cli.store import MemoryStore
 
 
 class ExportFormat(str, Enum):
@@ -252,12 +255,28 @@ def import_(
             ) from None
         if not dry_run:
             record_operation(store, "import", report.added + report.updated)
+        waiting = _unembedded(store) if not dry_run and report.added + report.updated else 0
     _print_errors(report.invalid, warn=True)
+    if waiting and not as_json:
+        render.message(
+            f"semantic recall: {waiting} memories have no vector yet (found by words until "
+            "then): run `zeromem index`"
+        )
     summary = report.to_dict()
     if plan is not None:
         summary.update(memory_files.plan_summary(plan, report.invalid, dry_run))
         render_info.memory_file_plan(summary, as_json)
     render_info.import_report(summary, as_json)
+
+
+def _unembedded(store: "MemoryStore") -> int:
+    """Live memories without a vector when semantic recall is on (import writes none: they
+    are embedded in bulk by ``zeromem index``); 0 when it is off."""
+    if not store.semantic.wanted():
+        return 0
+    from zeromem_cli.semantic.indexer import pending
+
+    return pending(store)
 
 
 def _interrupted() -> NoReturn:
