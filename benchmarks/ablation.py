@@ -249,18 +249,22 @@ def measure(dataset: str, cases: Sequence[Case], tuning: Tuning) -> dict[str, fl
     return {name: statistics.fmean(values) if values else 0.0 for name, values in figures.items()}
 
 
-def run(datasets: Sequence[str], out: Callable[[str], None] = print) -> dict[str, Any]:
+def run(
+    datasets: Sequence[str], out: Callable[[str], None] = print, sample: int = 1
+) -> dict[str, Any]:
     """Print one table per dataset: each variant's figures and their change from every
-    factor on ('+' a factor's removal helps: it does not earn its place there)."""
+    factor on ('+' a factor's removal helps: it does not earn its place there). ``sample``:
+    every ``sample``-th question only (a shared machine's budget)."""
     report: dict[str, Any] = {}
     for dataset in datasets:
         began = datetime.now()
-        cases = CASES[dataset]()
+        cases = CASES[dataset]()[::sample]
         if not cases:
             out(f"{dataset}: skipped (dataset not found)")
             continue
         names = [name for name, _ in METRICS[dataset]]
-        out(f"{dataset}: tuning half, {len(cases)} questions")
+        every = f", every {sample}th question" if sample > 1 else ""
+        out(f"{dataset}: tuning half, {len(cases)} questions{every}")
         header = f"{'variant':<34}" + "".join(f"{n:>11}{'change':>9}" for n in names)
         out(header)
         out("-" * len(header))

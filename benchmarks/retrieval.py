@@ -322,6 +322,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="With --ablation: only this dataset (repeatable).",
     )
     parser.add_argument(
+        "--sample",
+        type=int,
+        default=1,
+        help="With --ablation: every Nth question only (1: all).",
+    )
+    parser.add_argument(
         "--no-longmemeval", action="store_true", help="Skip LongMemEval_S (the slowest part)."
     )
     parser.add_argument(
@@ -346,7 +352,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.ablation:
         from benchmarks import ablation
 
-        ablation.run(args.dataset or ablation.DATASETS)
+        ablation.run(args.dataset or ablation.DATASETS, sample=max(1, args.sample))
         return 0
     with tempfile.TemporaryDirectory(prefix="zeromem-bench-") as tmp:
         workdir = Path(tmp)
