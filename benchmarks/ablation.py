@@ -43,6 +43,16 @@ from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
 from zeromem_cli.text.normalize import INDEX_VERSION
 
 CACHE = REPO / "benchmarks" / ".cache" / "ablation" / f"v{INDEX_VERSION}"
+CACHE_ENV = "ZEROMEM_ABLATION_CACHE"  # another folder for the databases (the test suite's)
+
+
+def cache() -> Path:
+    """Where the databases are built and reused."""
+    import os
+
+    return Path(os.environ.get(CACHE_ENV) or CACHE)
+
+
 BUDGET = 1000
 DEPTH = 10
 DATASETS = ("locomo", "longmemeval", "chinese", "agent-memory")
@@ -89,12 +99,11 @@ def _build(path: Path, write: Callable[[MemoryStore], None]) -> Path:
     return path
 
 
-def locomo_cases() -> list[Case]:
-    conversations = load_locomo() or []
+def locomo_cases(limit: int | None = None) -> list[Case]:
+    """The tuning conversations' questions (the first ``limit`` conversations only)."""
+    conversations = [c for c in load_locomo() or [] if not locomo_held_out(c.sample_id)]
     cases = []
-    for conv in conversations:
-        if locomo_held_out(conv.sample_id):
-            continue
+    for conv in conversations[:limit]:
 
         def write(store: MemoryStore, conv: Any = conv) -> None:
             for turn in conv.turns:
@@ -106,7 +115,7 @@ def locomo_cases() -> list[Case]:
                     session=turn.dia_id.split(":")[0],
                 )
 
-        path = _build(CACHE / "locomo" / f"{conv.sample_id}.db", write)
+        path = _build(cache() / "locomo" / f"{conv.sample_id}.db", write)
         for question in conv.questions:
             if question.category in (1, 2, 3, 4) and question.evidence:
                 cases.append(
@@ -115,11 +124,11 @@ def locomo_cases() -> list[Case]:
     return cases
 
 
-def longmemeval_cases() -> list[Case]:
+def longmemeval_cases(limit: int | None = None) -> list[Case]:
+    """The tuning haystacks' questions (the first ``limit`` haystacks only)."""
+    stacks = [s for s in load_longmemeval() or [] if not longmemeval_held_out(s.question_id)]
     cases = []
-    for stack in load_longmemeval() or []:
-        if longmemeval_held_out(stack.question_id):
-            continue
+    for stack in stacks[:limit]:
 
         def write(store: MemoryStore, stack: Any = stack) -> None:
             for number, turn in enumerate(stack.turns):
@@ -133,7 +142,7 @@ def longmemeval_cases() -> list[Case]:
                     allow_secret=True,  # a test set, not a user's data
                 )
 
-        path = _build(CACHE / "longmemeval" / f"{stack.question_id}.db", write)
+        path = _build(cache() / "longmemeval" / f"{stack.question_id}.db", write)
         wanted = frozenset(str(i) for i, t in enumerate(stack.turns) if t.has_answer)
         cases.append(Case(path, "question", stack.question, wanted, stack.asked))
     return cases
@@ -148,7 +157,7 @@ def chinese_cases() -> list[Case]:
         for memory in data.memories:
             store.write(memory["content"], category=memory["category"], meta={"ref": memory["id"]})
 
-    path = _build(CACHE / "chinese" / "zh.db", write)
+    path = _build(cache() / "chinese" / "zh.db", write)
     return [
         Case(path, None, str(q["q"]), frozenset(map(str, q["relevant"])), None)  # type: ignore[call-overload]
         for q in data.queries
@@ -180,7 +189,7 @@ def agent_memory_cases() -> list[Case]:
                     allow_duplicate=True,
                 )
 
-        path = _build(CACHE / "agent-memory" / f"{store.name}.db", write)
+        path = _build(cache() / "agent-memory" / f"{store.name}.db", write)
         asked = _asked_at(store)
         cases += [
             Case(path, QUESTION_SESSION, q.question, frozenset(q.gold), asked)
@@ -240,18 +249,22 @@ def measure(dataset: str, cases: Sequence[Case], tuning: Tuning) -> dict[str, fl
     return {name: statistics.fmean(values) if values else 0.0 for name, values in figures.items()}
 
 
-def run(datasets: Sequence[str], out: Callable[[str], None] = print) -> dict[str, Any]:
+def run(
+    datasets: Sequence[str], out: Callable[[str], None] = print, sample: int = 1
+) -> dict[str, Any]:
     """Print one table per dataset: each variant's figures and their change from every
-    factor on ('+' a factor's removal helps: it does not earn its place there)."""
+    factor on ('+' a factor's removal helps: it does not earn its place there). ``sample``:
+    every ``sample``-th question only (a shared machine's budget)."""
     report: dict[str, Any] = {}
     for dataset in datasets:
         began = datetime.now()
-        cases = CASES[dataset]()
+        cases = CASES[dataset]()[::sample]
         if not cases:
             out(f"{dataset}: skipped (dataset not found)")
             continue
         names = [name for name, _ in METRICS[dataset]]
-        out(f"{dataset}: tuning half, {len(cases)} questions")
+        every = f", every {sample}th question" if sample > 1 else ""
+        out(f"{dataset}: tuning half, {len(cases)} questions{every}")
         header = f"{'variant':<34}" + "".join(f"{n:>11}{'change':>9}" for n in names)
         out(header)
         out("-" * len(header))

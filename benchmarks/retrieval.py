@@ -32,6 +32,7 @@ from benchmarks.datasets import (
     CATEGORY_NAMES,
     REPO,
     Conversation,
+    chinese_held_out,
     load_chinese,
     load_locomo,
     load_longmemeval,
@@ -178,23 +179,29 @@ ZH_VARIANTS = REPO / "benchmarks" / "zh_variants_eval.json"
 
 
 def chinese_scores(
-    workdir: Path, path: Path | None = None, point: str | None = None
+    workdir: Path, path: Path | None = None, point: str | None = None, part: str = "all"
 ) -> dict[str, float] | None:
     """hit@1, hit@3, MRR of the Chinese set (``path``: another file of the same format;
-    ``point``: only its queries testing that point)."""
+    ``point``: only its queries testing that point; ``part``: "tuning", "held-out" or "all",
+    split by query: the set is one store) for zeromem, and hit@3 of plain FTS5 beside."""
     data = load_chinese(path)
     if data is None:
         return None
     if point is not None:
         data.queries = [q for q in data.queries if q.get("point") == point]
-    with _fast(MemoryStore(workdir / f"zh-{point}.db")) as store:
+    if part != "all":
+        data.queries = [
+            q for q in data.queries if chinese_held_out(str(q["q"])) == (part == "held-out")
+        ]
+    with _fast(MemoryStore(workdir / f"zh-{point}-{part}.db")) as store:
         ids: dict[int, str] = {}
         for memory in data.memories:
             added = store.add(
                 memory["content"], category=memory["category"], meta={"id": memory["id"]}
             )
             ids[added.id] = memory["id"]
-        hit1 = hit3 = reciprocal = 0.0
+        plain = PlainIndex([str(m["content"]) for m in data.memories])
+        hit1 = hit3 = reciprocal = plain3 = 0.0
         for query in data.queries:
             relevant = set(query["relevant"])  # type: ignore[call-overload]
             ranked = [ids[h.id] for h in store.search(str(query["q"]), limit=10)]
@@ -202,17 +209,29 @@ def chinese_scores(
             hit1 += rank == 1
             hit3 += rank is not None and rank <= 3
             reciprocal += 1 / rank if rank else 0.0
-        n = len(data.queries)
-    return {"queries": n, "hit@1": hit1 / n, "hit@3": hit3 / n, "MRR": reciprocal / n}
+            found = [data.memories[i]["id"] for i in plain.search(str(query["q"]), 3)]
+            plain3 += bool(relevant & set(found))
+        plain.close()
+        n = max(len(data.queries), 1)
+    return {
+        "queries": len(data.queries),
+        "hit@1": hit1 / n,
+        "hit@3": hit3 / n,
+        "MRR": reciprocal / n,
+        "plain hit@3": plain3 / n,
+    }
 
 
 def print_chinese(scores: dict[str, float], name: str = "", header: bool = True) -> None:
     if header:
-        print(f"{'set':<26}{'queries':>8}{'hit@1':>8}{'hit@3':>8}{'MRR':>8}   target hit@3")
-        print("-" * 72)
+        print(
+            f"{'set':<26}{'queries':>8}{'hit@1':>8}{'hit@3':>8}{'MRR':>8}{'plain hit@3':>13}"
+            "   target hit@3"
+        )
+        print("-" * 85)
     print(
         f"{name:<26}{int(scores['queries']):>8}{scores['hit@1']:>8.3f}{scores['hit@3']:>8.3f}"
-        f"{scores['MRR']:>8.3f}   1.00"
+        f"{scores['MRR']:>8.3f}{scores['plain hit@3']:>13.3f}   1.00"
     )
 
 
@@ -322,6 +341,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="With --ablation: only this dataset (repeatable).",
     )
     parser.add_argument(
+        "--sample",
+        type=int,
+        default=1,
+        help="With --ablation: every Nth question only (1: all).",
+    )
+    parser.add_argument(
         "--no-longmemeval", action="store_true", help="Skip LongMemEval_S (the slowest part)."
     )
     parser.add_argument(
@@ -346,7 +371,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.ablation:
         from benchmarks import ablation
 
-        ablation.run(args.dataset or ablation.DATASETS)
+        ablation.run(args.dataset or ablation.DATASETS, sample=max(1, args.sample))
         return 0
     with tempfile.TemporaryDirectory(prefix="zeromem-bench-") as tmp:
         workdir = Path(tmp)
@@ -391,11 +416,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             longmemeval.print_table(longmemeval.evaluate(haystacks, per_session=args.per_session))
         print()
         print("Chinese / mixed memories (zh_memory_eval.json)")
-        scores = chinese_scores(workdir)
-        if scores is None:
+        if load_chinese() is None:
             print("  skipped: zh_memory_eval.json not found under ../shared/datasets")
         else:
-            print_chinese(scores, "public set")
+            for part in ("tuning", "held-out", "all"):
+                split = chinese_scores(workdir, part=part)
+                if split is not None:
+                    print_chinese(split, f"public set, {part}", header=part == "tuning")
         for point in ("traditional", "split-word", "proper-name"):
             own = chinese_scores(workdir, ZH_VARIANTS, point)
             if own is not None and own["queries"]:

@@ -21,7 +21,7 @@ from zeromem_cli.text.normalize import fold
 from zeromem_cli.text.speakers import speaker_of
 
 
-# A speaker label opening a memory: one or two words ("Melanie", "Dr. Li", "user"), a colon,
+# A speaker label opening a memory: one or two words ("Ana", "Dr. Li", "user"), a colon,
 # a space. Longer openings before a colon are sentences, not names.
 def spoken_by_named(
     words: Iterable[str], memories: Mapping[int, Memory], weight: float

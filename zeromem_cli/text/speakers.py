@@ -1,4 +1,4 @@
-"""Speaker labels: "Melanie: we painted a sunset", "user: ...", "assistant: ...".
+"""Speaker labels: "Ana: we repainted the shed", "user: ...", "assistant: ...".
 
 A conversation stored turn by turn (``ingest``, an agent's hooks, an imported chat) opens
 each memory with who said it. ``pack`` ranks the turns of a speaker the question names
@@ -12,7 +12,7 @@ import re
 
 from zeromem_cli.text.normalize import fold
 
-# A speaker label opening a memory: one or two words ("Melanie", "Dr. Li", "user"), a colon,
+# A speaker label opening a memory: one or two words ("Ana", "Dr. Li", "user"), a colon,
 # a space. Longer openings before a colon are sentences, not names.
 _LONGEST = 70  # two words of up to 31 characters, spaces, the colon
 _LABEL = re.compile(r"\s*([^\W\d_][\w'.-]{0,30}(?: [^\W\d_][\w'.-]{0,30})?):\s")
