@@ -313,10 +313,14 @@ def gc(
         report = lifecycle.collect_garbage(
             store, policy, all_scopes=all_scopes, vacuum=vacuum, dry_run=dry_run
         )
-        embedder = None if dry_run else store.semantic.embedder()
         indexed = None
-        if embedder is not None:  # semantic recall on: embed what has no vector yet
-            indexed = _run_index(store, embedder, None if all_scopes else store.scope)
+        scope = None if all_scopes else store.scope
+        if not dry_run and store.semantic.wanted():  # embed what has no vector yet
+            from zeromem_cli.semantic.indexer import pending
+
+            embedder = store.semantic.embedder() if pending(store, scope) else None
+            if embedder is not None:
+                indexed = _run_index(store, embedder, scope)
     if as_json:
         print(render.dumps({**report.to_dict(), "indexed": indexed and indexed.__dict__}))
     elif not quiet:
