@@ -310,3 +310,15 @@ def test_the_llm_fragment_carries_a_rephrased_memory(tmp_path: Path) -> None:
     }
     out = run_llm(env, "-m", "echo", "-f", f"zeromem:{ZH[1]}", "hi").stdout
     assert ZH[0] in echoed(out)[0]["prompt"]
+
+
+def test_gc_embeds_what_waits_for_a_vector(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with MemoryStore(db, semantic="off") as plain:
+        for text in [*FILLER, ZH[0]]:
+            plain.add(text)
+    run = cli(db, "gc")
+    assert run.returncode == 0, run.stderr
+    assert "index: embedded 7 memories; 7 of 7" in run.stdout
+    again = cli(db, "gc", "--json")
+    assert json.loads(again.stdout)["indexed"] is None  # nothing waited: no model loaded
