@@ -14,6 +14,7 @@ choice). Another model is configured as ``search.semantic_model = "package.modul
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, Protocol
@@ -72,6 +73,9 @@ class E5Small:
             if before is None:
                 os.environ.pop("OMP_WAIT_POLICY", None)
         self.dim = int(self._model.dim)
+        # One engine per process, and the MCP server may search from several threads: the
+        # engine's scratch buffers are not known to be safe to share, so calls take turns.
+        self._lock = threading.Lock()
 
     def queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed(texts, True)
@@ -85,9 +89,10 @@ class E5Small:
         clipped = [text[:MAX_CHARS] for text in texts]
         if not clipped:
             return np.zeros((0, self.dim), dtype=np.float32)
-        if len(clipped) == 1:  # one text: the engine spreads it over the cores
-            return np.asarray(self._model.encode(clipped[0], is_query), np.float32)[None, :]
-        return np.asarray(self._model.encode(clipped, is_query), dtype=np.float32)
+        with self._lock:
+            if len(clipped) == 1:  # one text: the engine spreads it over the cores
+                return np.asarray(self._model.encode(clipped[0], is_query), np.float32)[None, :]
+            return np.asarray(self._model.encode(clipped, is_query), dtype=np.float32)
 
 
 _LOADED: dict[str, Embedder] = {}
