@@ -322,3 +322,19 @@ def test_gc_embeds_what_waits_for_a_vector(tmp_path: Path) -> None:
     assert "index: embedded 7 memories; 7 of 7" in run.stdout
     again = cli(db, "gc", "--json")
     assert json.loads(again.stdout)["indexed"] is None  # nothing waited: no model loaded
+
+
+def test_a_store_from_before_vectors_upgrades_then_index_embeds_it(tmp_path: Path) -> None:
+    from tests.system.test_migrations import _database_at
+    from zeromem_cli.storage.sqlite.migrations import MIGRATIONS, m009_memory_vectors
+
+    db = tmp_path / "old.db"
+    _database_at(db, MIGRATIONS.index(m009_memory_vectors))  # the schema just before vectors
+    run = cli(db, "index")  # upgrades on open, then embeds the live memories
+    assert run.returncode == 0, run.stderr
+    assert "embedded 2 memories; 2 of 2" in run.stdout
+    question = "工作总结哪天交？"  # no word in common with the memory
+    lexical = cli(db, "search", question, "--json", "--no-semantic")
+    assert json.loads(lexical.stdout) == []
+    found = cli(db, "search", question, "--json", "-n", "2")
+    assert "周报发送时间改为每周五下午五点" in [m["content"] for m in json.loads(found.stdout)]
