@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,11 @@ from typer.testing import CliRunner, Result
 from tests import pgcluster
 from zeromem_cli import MemoryStore
 from zeromem_cli.cli import app
+
+# Semantic recall (installed by the test extra) is off for the whole run, module- and
+# session-scoped fixtures included (they are built before ``isolated_home`` runs); tests marked
+# ``semantic`` turn it back on (``isolated_home``).
+os.environ["ZEROMEM_SEARCH_SEMANTIC"] = "off"
 
 SCOPE_ENV = ("ZEROMEM_DB", "ZEROMEM_USER", "ZEROMEM_AGENT", "ZEROMEM_SESSION", "NO_COLOR")
 
