@@ -498,6 +498,7 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     semantic_tail,
     semantic_floor,
     semantic_spread,
+    semantic_pack_hits,
 ):
     _set(self, "pool", pool)
     _set(self, "prefix", prefix)
@@ -543,6 +544,7 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     _set(self, "semantic_tail", semantic_tail)
     _set(self, "semantic_floor", semantic_floor)
     _set(self, "semantic_spread", semantic_spread)
+    _set(self, "semantic_pack_hits", semantic_pack_hits)
 
 
 INITS["ranking.tuning.Tuning"] = _init_Tuning

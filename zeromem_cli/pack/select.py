@@ -496,7 +496,17 @@ def _search(
         from zeromem_cli.semantic.recall import joined
 
         return joined(
-            conn, scope, now, query.content, hits, filters, limit, vector[0], vector[1], ranking
+            conn,
+            scope,
+            now,
+            query.content,
+            hits,
+            filters,
+            limit,
+            vector[0],
+            vector[1],
+            ranking,
+            ranking.semantic_pack_hits,
         )
 
     per_scope = [[stored.to_memory(row, score=score) for row, score in found(s)] for s in scopes]

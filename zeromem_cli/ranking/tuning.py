@@ -84,6 +84,7 @@ class Tuning(FrozenRecord):
     semantic_tail: int = _DEFAULTS["semantic_tail"]
     semantic_floor: float = _DEFAULTS["semantic_floor"]
     semantic_spread: float = _DEFAULTS["semantic_spread"]
+    semantic_pack_hits: int = _DEFAULTS["semantic_pack_hits"]
 
 
 def overridden(base: Tuning, values: dict[str, Any]) -> Tuning:

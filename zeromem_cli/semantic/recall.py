@@ -101,13 +101,15 @@ def joined(
     query: np.ndarray,
     cache: Cache | None = None,
     tuning: Tuning = DEFAULT_TUNING,
+    dense_limit: int | None = None,
 ) -> list[tuple[Any, float]]:
     """The lexical hits of a search with the nearest memories merged in
-    (``ranking.factors.semantic_merge``).
+    (``ranking.factors.semantic_merge``), at most ``dense_limit`` of them (pack: its pool is
+    far larger than a page, and filling it with dense hits crowded out better ones).
     ``words``: the question's content words (how much of it a lexical hit holds)."""
     if tuning.semantic_floor > 1.0:  # switched off (the ablation's way)
         return list(lexical[:limit])
-    dense = nearest(conn, scope, now, filters, query, limit, cache)
+    dense = nearest(conn, scope, now, filters, query, min(limit, dense_limit or limit), cache)
     if filters.min_score is not None:
         dense = []  # a score threshold is a lexical one: no similarity passes it
     asked = list(words)
