@@ -119,11 +119,11 @@ def semantic_merge(
     (row, score) in zeromem's order, ``dense`` (row, cosine similarity) best first, ``held(row)``
     the share of the question's content words a memory holds.
 
-    zeromem's order is kept where it is sure: the lexical hits holding ``semantic_sure`` of
-    the question come first, as ranked (fusing scores or ranks with a dense model cost the
-    conversation sets points: issue #35's anchors). Then at most ``semantic_tail`` dense hits
-    within ``semantic_spread`` of the best one, then the other lexical hits, then dense hits
-    in the slots left. No dense hit under ``semantic_floor`` is shown. A dense hit's score is
+    zeromem's order is kept (fusing scores or ranks with a dense model cost the conversation
+    sets points: issue #35's anchors): at most ``semantic_tail`` dense hits within
+    ``semantic_spread`` of the best one go in before the first lexical hit holding less than
+    ``semantic_sure`` of the question, and dense hits fill the slots left after the lexical
+    ones. No dense hit under ``semantic_floor`` is shown. A dense hit's score is
     put just below the hit before it, so scores stay in order."""
     if not dense:
         return list(lexical[:limit])
@@ -132,14 +132,18 @@ def semantic_merge(
     fresh = [
         (row, sim) for row, sim in dense if row["id"] not in shown and sim >= tuning.semantic_floor
     ]
-    sure = [pair for pair in lexical if held(pair[0]) >= tuning.semantic_sure]
-    unsure = [pair for pair in lexical if held(pair[0]) < tuning.semantic_sure]
     close = [p for p in fresh if p[1] >= best - tuning.semantic_spread][: tuning.semantic_tail]
     taken = {row["id"] for row, _ in close}
+    # zeromem's order is never changed: the close dense hits go in just before the first
+    # lexical hit holding less than ``semantic_sure`` of the question.
+    weak = next(
+        (n for n, pair in enumerate(lexical) if held(pair[0]) < tuning.semantic_sure),
+        len(lexical),
+    )
     order: list[tuple[Any, float | None]] = [
-        *sure,
+        *lexical[:weak],
         *((row, None) for row, _ in close),
-        *unsure,
+        *lexical[weak:],
         *((row, None) for row, _ in fresh if row["id"] not in taken),
     ]
     out: list[tuple[Any, float]] = []
