@@ -215,9 +215,11 @@ def apply_candidates(
     category: str | None = None,
     ttl: str | None = None,
     source: str = "ingest",
+    meta: dict[str, Any] | None = None,
 ) -> list[IngestItem]:
     """Write (or plan) every candidate in order; ``category``/``ttl`` override the rules';
-    ``source`` is recorded in each memory's meta (a harness hook names its harness)."""
+    ``source`` is recorded in each memory's meta (a harness hook names its harness), beside
+    the caller's own ``meta`` (the Mem0 face's ``metadata``)."""
     planner = _Planner(store) if dry_run else None
     forgotten: set[int] = set()
     items: list[IngestItem] = []
@@ -256,7 +258,12 @@ def apply_candidates(
                 importance=candidate.importance,
                 ttl=candidate.ttl,
                 tags=tag_list or None,
-                meta={"source": source, "rule": candidate.rule, "role": candidate.role},
+                meta={
+                    **(meta or {}),
+                    "source": source,
+                    "rule": candidate.rule,
+                    "role": candidate.role,
+                },
             )
         except InvalidInputError as exc:
             items.append(IngestItem("error", candidate, reason=str(exc)))
