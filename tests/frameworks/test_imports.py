@@ -19,3 +19,14 @@ def loaded_after(statement: str) -> set[str]:
 
 def test_mem0_face_imports_nothing_heavy() -> None:
     assert not loaded_after("import zeromem_cli.mem0") & set(HEAVY)
+
+
+def test_zeromem_itself_never_loads_langgraph() -> None:
+    loaded = loaded_after("import zeromem_cli, zeromem_cli.store, zeromem_cli.mem0")
+    assert "langgraph" not in loaded and "langchain_core" not in loaded
+
+
+def test_langgraph_face_loads_langgraph_only_for_its_base_class() -> None:
+    loaded = loaded_after("import zeromem_cli.langgraph")
+    assert "langgraph" in loaded
+    assert not loaded & {"rich", "typer", "mcp", "sqlite_utils", "llm", "langmem"}
