@@ -46,6 +46,12 @@ def fake_embeddings() -> CharacterEmbeddings:
     return CharacterEmbeddings(size=500)
 
 
+@pytest.fixture(params=["memory", "file"])
+def conn_string(request: pytest.FixtureRequest) -> str:
+    """SQLite's connection kinds: every ZeromemStore is a file (this only names the case)."""
+    return str(request.param)
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
@@ -70,6 +76,7 @@ async def acreate_vector_store(
     text_fields: list[str] | None = None,
     distance_type: str = "cosine",
     conn_type: str = "memory",
+    conn_string: str = ":memory:",
 ) -> AsyncIterator[ZeromemStore]:
     with create_vector_store(fake_embeddings, text_fields) as opened:
         yield opened
