@@ -46,6 +46,7 @@ def systems(stdout: str) -> list[str]:
     return found
 
 
+@pytest.mark.slow  # two processes that each load llm and its plugins
 def test_a_later_run_recalls_what_an_earlier_one_kept(tmp_path: Path) -> None:
     first = loop(tmp_path, "Remember that I take my coffee black")
     assert first.returncode == 0, first.stderr

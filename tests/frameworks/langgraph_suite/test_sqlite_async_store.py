@@ -32,6 +32,7 @@ from zeromem_cli.langgraph import ZeromemStore
 pytestmark = pytest.mark.anyio
 
 
+@pytest.mark.slow  # zeromem: 6,000 operations, each its own transaction
 async def test_large_batches_async(store: ZeromemStore) -> None:
     """Test processing large batch operations asynchronously."""
     N = 100
