@@ -62,7 +62,8 @@ FETCH_MIN = 50
 
 
 class ZeromemStore(BaseStore):
-    """LangGraph's ``BaseStore`` on a zeromem database (default: the one the CLI uses).
+    """LangGraph's ``BaseStore`` on a zeromem database: by default the one, and the owner
+    (``ZEROMEM_USER``, ``ZEROMEM_PROJECT``), the CLI uses in the same shell.
 
     ``index``: LangGraph's index config; only ``fields`` (or ``text_fields``) matters, the
     paths whose text is indexed. ``ttl``: LangGraph's TTL config (``default_ttl`` and
@@ -81,7 +82,7 @@ class ZeromemStore(BaseStore):
         ttl: TTLConfig | None = None,
         store: MemoryStore | None = None,
     ) -> None:
-        base = store if store is not None else MemoryStore(path, user=user, project=project)
+        base = store if store is not None else _open(path, user, project)
         owner = base.scope
         self.store = base.scoped(user=owner.user, project=owner.project, isolate=False)
         self.agent = agent
@@ -290,6 +291,16 @@ class ZeromemStore(BaseStore):
             isolate=True,
         )
         return view.update(memory.id, expires_at=self._expiry(ttl))
+
+
+def _open(path: str | Path | None, user: str | None, project: str | None) -> MemoryStore:
+    """The store the CLI would open in this shell: ``ZEROMEM_DB``, and ``ZEROMEM_USER`` /
+    ``ZEROMEM_PROJECT`` for what is not given (the llm plugin's resolution, ``Where``)."""
+    from zeromem_cli.integrations.llm_memory import Where
+    from zeromem_cli.projects import resolve_project
+
+    where = Where(user=user, project=project).resolved()
+    return MemoryStore(path, user=where.user, project=resolve_project(where.project))
 
 
 # -- namespaces, keys, values, text --------------------------------------------------------

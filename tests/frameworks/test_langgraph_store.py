@@ -99,3 +99,14 @@ def test_bad_ops_are_value_errors(lg: ZeromemStore) -> None:
         lg.put(("ns",), "k", ["not", "a", "dict"])  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         lg.search(("ns",), filter={"n": {"$regex": "x"}})
+
+
+def test_the_owner_is_the_clis_in_the_same_shell(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ZEROMEM_DB", str(tmp_path / "shell.db"))
+    monkeypatch.setenv("ZEROMEM_USER", "carol")
+    with ZeromemStore() as store:
+        store.put(("notes",), "k", {"text": "carol's garden notes"})
+    with MemoryStore(tmp_path / "shell.db", user="carol") as cli_store:
+        assert [m.content for m in cli_store.search("garden")] == ["carol's garden notes"]
