@@ -196,14 +196,14 @@ class ZeromemStore(BaseStore):
 
     def _put(self, op: PutOp) -> None:
         view = self._view(op.namespace)
-        existing = self._stored(op.namespace, op.key)
         if op.value is None:
+            existing = self._stored(op.namespace, op.key)
             if existing is not None:
                 view.forget(existing.id)
             return
         if not isinstance(op.value, dict):
             raise InvalidInputError("a LangGraph store value must be a dict")
-        ttl = op.ttl if op.ttl is not None else None
+        ttl = op.ttl
         fields = self.index_fields if op.index is None else op.index
         text = "" if fields is False else index_text(op.value, list(fields))
         record = {"key": op.key, "value": op.value, "ttl": ttl, "indexed": bool(text)}

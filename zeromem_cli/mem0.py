@@ -116,7 +116,8 @@ class Memory:
         given = _as_messages(messages)
         with view.transaction():
             if infer:
-                results = _add_inferred(view, given, meta, expires, plain=isinstance(messages, str))
+                plain = isinstance(messages, str)
+                results = _add_inferred(view, given, meta, expires, created, plain=plain)
             else:
                 results = _add_as_given(view, given, meta, expires, created)
         return {"results": results}
@@ -493,6 +494,7 @@ def _add_inferred(
     messages: list[Any],
     meta: dict[str, Any],
     expires: datetime | None,
+    created: datetime | str | None,
     *,
     plain: bool,
 ) -> list[dict[str, Any]]:
@@ -508,10 +510,13 @@ def _add_inferred(
     ]
     candidates = extract_messages(parsed, rules, ("user",))
     if not candidates and plain and parsed:
-        return _add_as_given(view, messages, meta, expires, None)
+        return _add_as_given(view, messages, meta, expires, created)
     results: list[dict[str, Any]] = []
     ttl = None if expires is None else _iso(expires)
-    for item in apply_candidates(view, candidates, source="mem0", meta=meta, ttl=ttl):
+    applied = apply_candidates(
+        view, candidates, source="mem0", meta=meta, ttl=ttl, created_at=created
+    )
+    for item in applied:
         if item.action == "forgotten":
             results += [{"id": m.uid, "memory": m.content, "event": DELETE} for m in item.forgotten]
         elif item.action in EVENTS:

@@ -257,3 +257,13 @@ def test_async_memory(db_path: Path) -> None:
         return [r["memory"] for r in found["results"]]
 
     assert asyncio.run(scenario()) == ["I collect vinyl records"]
+
+
+def test_timestamp_dates_a_new_memory(m: Memory) -> None:
+    given = m.add("We moved the launch to March", user_id="u", timestamp=1_700_000_000)
+    inferred = m.add(
+        "Remember that the venue is Hall B", user_id="u", timestamp="2024-05-01T10:00:00Z"
+    )
+    for result, when in ((given, "2023-11-14T22:13:20Z"), (inferred, "2024-05-01T10:00:00Z")):
+        item = m.get(result["results"][0]["id"])
+        assert item is not None and item["created_at"] == when

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from zeromem_cli.errors import InvalidInputError
@@ -216,10 +217,12 @@ def apply_candidates(
     ttl: str | None = None,
     source: str = "ingest",
     meta: dict[str, Any] | None = None,
+    created_at: str | datetime | None = None,
 ) -> list[IngestItem]:
     """Write (or plan) every candidate in order; ``category``/``ttl`` override the rules';
     ``source`` is recorded in each memory's meta (a harness hook names its harness), beside
-    the caller's own ``meta`` (the Mem0 face's ``metadata``)."""
+    the caller's own ``meta`` (the Mem0 face's ``metadata``); ``created_at`` dates new memories
+    when the conversation happened (``MemoryStore.write``'s)."""
     planner = _Planner(store) if dry_run else None
     forgotten: set[int] = set()
     items: list[IngestItem] = []
@@ -264,6 +267,7 @@ def apply_candidates(
                     "rule": candidate.rule,
                     "role": candidate.role,
                 },
+                created_at=created_at,
             )
         except InvalidInputError as exc:
             items.append(IngestItem("error", candidate, reason=str(exc)))
