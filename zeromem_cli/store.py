@@ -218,6 +218,37 @@ class MemoryStore:
             raise NotFoundError(f"uid prefix {ref} matches {many} memories: give more of it")
         return ids[0]
 
+    def find_uid(self, uid: str) -> Memory | None:
+        """The memory whose uid is exactly ``uid``, in any scope and state, or None.
+
+        A full uid is 128 random bits nobody guesses, so it names a memory the way an id does
+        in Mem0 and LangGraph, whose ``get(memory_id)`` names no user: the framework faces
+        (``zeromem_cli.mem0``) find the memory's scope here, then act through a view on it. A
+        PostgreSQL team store's policies still decide what a member sees."""
+        digits = uid.strip().lower().replace("-", "") if isinstance(uid, str) else ""
+        if len(digits) != 32 or digits.strip("0123456789abcdef"):
+            return None
+        ids = db.read(
+            self._conn, self.path, lambda conn: memories.ids_by_uid_prefix(conn, None, digits, 1)
+        )
+        if not ids:
+            return None
+        return db.read(self._conn, self.path, lambda conn: memories.fetch(conn, ids[0]))
+
+    def scopes(self, *, every: bool = False) -> builtins.list[tuple[Scope, int]]:
+        """The exact scopes holding live memories, with how many, most first: among those this
+        store reads, or with ``every`` in the whole database (``stats``' breakdown). The
+        framework faces map their namespaces onto scopes and list them with it."""
+        from zeromem_cli.storage import bulk
+
+        now = self.now()
+        rows = db.read(
+            self._conn,
+            self.path,
+            lambda conn: bulk.live_by_scope(conn, None if every else self.scope, now),
+        )
+        return [(Scope(u, a, s, p, isolate=True), n) for u, a, s, p, n in rows]
+
     def get(
         self, memory_id: int, *, include_deleted: bool = False, include_expired: bool = False
     ) -> Memory:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from zeromem_cli.errors import InvalidInputError
@@ -215,9 +216,13 @@ def apply_candidates(
     category: str | None = None,
     ttl: str | None = None,
     source: str = "ingest",
+    meta: dict[str, Any] | None = None,
+    created_at: str | datetime | None = None,
 ) -> list[IngestItem]:
     """Write (or plan) every candidate in order; ``category``/``ttl`` override the rules';
-    ``source`` is recorded in each memory's meta (a harness hook names its harness)."""
+    ``source`` is recorded in each memory's meta (a harness hook names its harness), beside
+    the caller's own ``meta`` (the Mem0 face's ``metadata``); ``created_at`` dates new memories
+    when the conversation happened (``MemoryStore.write``'s)."""
     planner = _Planner(store) if dry_run else None
     forgotten: set[int] = set()
     items: list[IngestItem] = []
@@ -256,7 +261,13 @@ def apply_candidates(
                 importance=candidate.importance,
                 ttl=candidate.ttl,
                 tags=tag_list or None,
-                meta={"source": source, "rule": candidate.rule, "role": candidate.role},
+                meta={
+                    **(meta or {}),
+                    "source": source,
+                    "rule": candidate.rule,
+                    "role": candidate.role,
+                },
+                created_at=created_at,
             )
         except InvalidInputError as exc:
             items.append(IngestItem("error", candidate, reason=str(exc)))

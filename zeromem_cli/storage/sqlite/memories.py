@@ -17,7 +17,7 @@ from typing import Any
 from zeromem_cli.errors import InvalidInputError, NotFoundError
 from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope
 from zeromem_cli.storage.sqlite import db, fts
-from zeromem_cli.storage.sqlite.sql import filter_clause, scope_params, scope_sql
+from zeromem_cli.storage.sqlite.sql import filter_clause, scope_clause, scope_params, scope_sql
 from zeromem_cli.storage.uids import uid_from_db
 from zeromem_cli.times import from_iso, to_iso
 from zeromem_cli.validation import MAX_ID
@@ -286,17 +286,19 @@ def has_id(conn: sqlite3.Connection, scope: Scope, memory_id: int) -> bool:
 
 
 def ids_by_uid_prefix(
-    conn: sqlite3.Connection, scope: Scope, hex_prefix: str, limit: int
+    conn: sqlite3.Connection, scope: Scope | None, hex_prefix: str, limit: int
 ) -> list[int]:
-    """Ids of the memories of ``scope`` (any state) whose uid starts with ``hex_prefix``
-    (lower-case hex digits, no dashes), at most ``limit``: a range of the uid index, since a
-    stored uid is its 16 bytes. A uid kept as text (never a UUID) matches only in full."""
+    """Ids of the memories of ``scope`` (None: any scope; any state) whose uid starts with
+    ``hex_prefix`` (lower-case hex digits, no dashes), at most ``limit``: a range of the uid
+    index, since a stored uid is its 16 bytes. A uid kept as text (never a UUID) matches only
+    in full."""
     low = bytes.fromhex(hex_prefix.ljust(32, "0"))
     high = bytes.fromhex(hex_prefix.ljust(32, "f"))
+    where, params = scope_clause(scope)
     rows = conn.execute(
         f"SELECT m.id FROM memories m WHERE (m.uid BETWEEN :low AND :high OR m.uid = :text) "
-        f"AND {scope_sql(scope)} ORDER BY m.id LIMIT :limit",
-        {"low": low, "high": high, "text": hex_prefix, "limit": limit, **scope_params(scope)},
+        f"AND {where} ORDER BY m.id LIMIT :limit",
+        {"low": low, "high": high, "text": hex_prefix, "limit": limit, **params},
     ).fetchall()
     return [int(r["id"]) for r in rows]
 
