@@ -34,7 +34,9 @@ MetaOption = Annotated[
 ]
 TtlOption = Annotated[
     Optional[str],
-    typer.Option("--ttl", help="Expire after 30s, 15m, 24h, 7d, 2w, or at an ISO date."),
+    typer.Option(
+        "--ttl", help="Expire after 30s, 15min, 24h, 7d, 2w, 6mo, 1y (or P6M), or at an ISO date."
+    ),
 ]
 AllowSecretOption = Annotated[
     bool,
