@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import Run, as_json
+from tests.conftest import Run, as_json, stored
 from zeromem_cli import MemoryStore
 
 FIXTURES = Path(__file__).parent / "fixtures" / "memory_files"
@@ -169,7 +169,7 @@ def test_claude_md_plan_one_memory_per_item_or_paragraph(cli: Run, project: Path
         "docs/conventions.md",
         "~/.claude/acme-personal.md",
     ]
-    assert as_json(cli("list", "--json")) == []  # a dry run writes nothing
+    assert stored(cli) == []  # a dry run writes nothing
 
 
 def test_claude_md_import_is_searchable_and_idempotent(
@@ -265,7 +265,7 @@ def test_a_secret_is_refused_by_line_and_nothing_is_imported(
         "zeromem: error: CLAUDE.md line 61: field 'content': likely secret: GitHub" in result.stderr
     )
     assert SECRET not in result.stderr + result.stdout
-    assert as_json(cli("list", "--json")) == []  # one transaction: nothing at all
+    assert stored(cli) == []  # one transaction: nothing at all
     dry = cli("import", str(claude), "--dry-run", "--skip-invalid")
     assert dry.exit_code == 0 and SECRET not in dry.stdout + dry.stderr
     assert "CLAUDE.md line 61" not in dry.stdout  # the refused record is not in the plan

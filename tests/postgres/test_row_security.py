@@ -255,21 +255,33 @@ def test_what_postgres_itself_tells_a_member_about_other_rows(team: Team) -> Non
     with team.raw(r["alice"]) as alice:
         assert alice.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
         # the planner's statistics of values are hidden under row security...
-        assert alice.execute(
-            "SELECT count(*) FROM pg_stats WHERE tablename = 'memories'"
-        ).fetchone()[0] == 0
+        assert (
+            alice.execute("SELECT count(*) FROM pg_stats WHERE tablename = 'memories'").fetchone()[
+                0
+            ]
+            == 0
+        )
         # ...but table-wide counts are not: the catalogue's estimate, EXPLAIN's, the
         # BM25 totals and the id sequence all say how much the others stored
-        assert alice.execute(
-            "SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass"
-        ).fetchone()[0] == 20
+        assert (
+            alice.execute(
+                "SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass"
+            ).fetchone()[0]
+            == 20
+        )
         assert alice.execute("SELECT sum(rows) FROM fts_totals").fetchone()[0] == 20
         plan = alice.execute("EXPLAIN SELECT * FROM memories").fetchone()[0]
         assert "rows=" in plan
-        assert alice.execute(
-            "SELECT pg_sequence_last_value(pg_get_serial_sequence('memories', 'id')::regclass)"
-        ).fetchone()[0] == 20
+        assert (
+            alice.execute(
+                "SELECT pg_sequence_last_value(pg_get_serial_sequence('memories', 'id')::regclass)"
+            ).fetchone()[0]
+            == 20
+        )
         # no word of another member's text reaches her, through search or the index
-        assert alice.execute(
-            "SELECT count(*) FROM memories WHERE fts @@ 'zanzibar'::tsquery"
-        ).fetchone()[0] == 0
+        assert (
+            alice.execute(
+                "SELECT count(*) FROM memories WHERE fts @@ 'zanzibar'::tsquery"
+            ).fetchone()[0]
+            == 0
+        )

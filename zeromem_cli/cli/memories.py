@@ -231,7 +231,7 @@ def update(
         changes["expires_at"] = None
     if not changes:
         raise InvalidInputError("nothing to update: give new text or an option to change")
-    with where.open() as store:
+    with where.open(create=False) as store:
         memory = store.update(store.resolve(memory_id), allow_secret=allow_secret, **changes)
     _print_written(memory, as_json)
 

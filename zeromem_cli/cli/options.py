@@ -155,12 +155,23 @@ class StoreOptions(FrozenRecord):
         ``--project``)."""
         return bool(self.user or self.agent or self.session or self.project)
 
-    def open(self, *, reading: bool = False) -> "MemoryStore":
+    def open(self, *, reading: bool = False, create: bool | None = None) -> "MemoryStore":
         """Open the store for this invocation (the core is imported here, not at start-up,
         to keep --help fast). ``reading``: the command only reads, so a database this
-        process cannot write opens read-only instead of failing (``read_only="auto"``)."""
+        process cannot write opens read-only instead of failing (``read_only="auto"``).
+        ``create`` (default: not ``reading``): a store that does not exist yet is created;
+        otherwise nothing is created: the default store reads as empty, and one named by
+        ``--db`` / ``ZEROMEM_DB`` is an error naming it (a typo is not an empty store)."""
         from zeromem_cli.projects import resolve_project
         from zeromem_cli.store import MemoryStore
+
+        if self.db is not None and not self.db.strip():
+            raise InvalidInputError(
+                "--db is empty: give a file path or a postgresql:// URL, or leave it out "
+                "for the default store"
+            )
+        if create is None:
+            create = not reading
 
         config = settings()
         isolate = self.isolate
@@ -177,6 +188,7 @@ class StoreOptions(FrozenRecord):
             notice=_notice,
             key_file=self.key_file,
             read_only="auto" if reading else False,
+            if_missing="create" if create else ("error" if self.db else "empty"),
         )
 
 
