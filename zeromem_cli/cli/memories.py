@@ -14,8 +14,10 @@ from zeromem_cli.cli.options import (
     JsonOption,
     JsonResultOption,
     KeyOption,
+    SinceOption,
     StoreOptions,
     TagOption,
+    UntilOption,
     filters_from_flags,
     parse_meta,
     read_text_argument,
@@ -154,13 +156,21 @@ def list_memories(
     tag: TagOption = None,
     key: KeyOption = None,
     include_expired: IncludeExpiredOption = False,
+    since: SinceOption = None,
+    until: UntilOption = None,
     fmt: FormatOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """List memories, newest first."""
     with where.open(reading=True) as store:
         filters = filters_from_flags(
-            store, category=category, tags=tag, key=key, include_expired=include_expired
+            store,
+            category=category,
+            tags=tag,
+            key=key,
+            include_expired=include_expired,
+            since=since,
+            until=until,
         )
         items = store.list(limit=limit, filters=filters)
     render.memories(items, render.resolve_format(fmt, as_json))
