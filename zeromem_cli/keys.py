@@ -146,7 +146,10 @@ def store_in_keyring(key: Key) -> str:
         raise StoreError("the OS keyring needs the keyring package: pip install keyring") from None
     backend = keyring.get_keyring()
     if backend.priority <= 0:  # the fail/null backends: nothing would be kept
-        raise StoreError(f"no usable OS keyring ({type(backend).__name__}); use --key-file")
+        raise StoreError(
+            f"no usable OS keyring ({type(backend).__name__}): make a key file instead with "
+            "`zeromem key new PATH` and give it as --key-file PATH or ZEROMEM_KEY_FILE"
+        )
     try:
         keyring.set_password(KEYRING_SERVICE, KEYRING_USER, key._text)
     except (KeyringError, RuntimeError) as exc:

@@ -257,7 +257,6 @@ def test_search_finds_and_reports_scores(cli: Run) -> None:
         "\x00",
         "report*",
         "+",
-        "   ",
     ],
 )
 def test_hostile_search_strings_return_cleanly(cli: Run, query: str) -> None:

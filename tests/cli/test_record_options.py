@@ -37,8 +37,6 @@ def test_list_since_and_until(cli: Run, db_path: Path) -> None:
         "an old note"
     ]
     day = (NOW - timedelta(days=200)).date().isoformat()
-    assert [m["content"] for m in as_json(cli("list", "--until", day, "--json"))] == [
-        "an old note"
-    ]
+    assert [m["content"] for m in as_json(cli("list", "--until", day, "--json"))] == ["an old note"]
     bad = cli("list", "--since", "2M")
     assert bad.exit_code == 2 and "ambiguous unit 'M'" in bad.stderr

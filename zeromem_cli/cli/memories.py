@@ -195,9 +195,8 @@ def update(
     importance: Annotated[
         Optional[int], typer.Option("--importance", "-i", min=0, max=10, help="0 to 10.")
     ] = None,
-    pin: Annotated[
-        Optional[bool], typer.Option("--pin/--unpin", help="Pin or unpin.", show_default=False)
-    ] = None,
+    pin: Annotated[bool, typer.Option("--pin", help="Pin: always packed first.")] = False,
+    unpin: Annotated[bool, typer.Option("--unpin", help="Unpin.")] = False,
     meta: Annotated[
         Optional[list[str]],
         typer.Option(
@@ -216,6 +215,8 @@ def update(
         raise InvalidInputError("give --key or --clear-key, not both")
     if tag and clear_tags:
         raise InvalidInputError("give --tag or --clear-tags, not both")
+    if pin and unpin:
+        raise InvalidInputError("give --pin or --unpin, not both")
     meta_changes = parse_meta(meta)
     if meta_changes:
         meta_changes = {k: (None if v == "" else v) for k, v in meta_changes.items()}
@@ -231,7 +232,7 @@ def update(
         changes["key"] = key
     if importance is not None:
         changes["importance"] = importance
-    if pin is not None:
+    if pin or unpin:
         changes["pinned"] = pin
     if meta_changes:
         changes["meta"] = meta_changes

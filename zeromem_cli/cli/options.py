@@ -277,6 +277,12 @@ def filters_from_flags(
     from zeromem_cli.models import Filters
     from zeromem_cli.times import parse_since
 
+    if (
+        min_score is not None
+        and min_score != min_score
+        or min_score in (float("inf"), -float("inf"))
+    ):
+        raise InvalidInputError(f"--min-score must be a finite number, not {min_score}")
     now = store.now()
     return Filters(
         category=category,
@@ -349,6 +355,7 @@ def confirm_or_refuse(question: str, yes: bool) -> None:
             "refusing without confirmation: stdin is not a terminal; pass --yes"
         )
     if not typer.confirm(question, default=False, err=True):
+        print("zeromem: declined: nothing changed", file=sys.stderr)
         raise typer.Exit(1)
 
 
