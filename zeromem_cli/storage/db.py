@@ -80,6 +80,7 @@ def open_store(
             # retried while SQLite reports busy without waiting (see db.retry_busy).
             _sqlite.retry_busy(lambda: migrations.migrate(conn, notice))
             _sqlite.retry_busy(lambda: fts.ensure_index_version(conn, path, notice))
+            _sqlite.remove_stale_copy(path.expanduser())
     except _sqlite.ERRORS as exc:
         conn.close()
         raise _sqlite.map_error(exc, path) from None

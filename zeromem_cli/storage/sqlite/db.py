@@ -217,6 +217,23 @@ def connect(
     return conn
 
 
+# The copy ``zeromem encrypt/decrypt/rekey`` writes beside the store (``storage.convert``).
+CONVERT_SUFFIX = ".zeromem-convert"
+
+
+def remove_stale_copy(path: Path) -> None:
+    """Remove what a killed ``encrypt``/``decrypt``/``rekey`` left beside the store: after
+    ``decrypt`` that copy is the memories in plain text (#33). Called once the store is open
+    and migrated, which a running conversion's exclusive lock would have made wait: a copy
+    still there then is stale. Best effort: a folder that cannot be written keeps it."""
+    copy = path.with_name(path.name + CONVERT_SUFFIX)
+    for leftover in (copy, copy.with_name(copy.name + "-journal")):
+        try:
+            leftover.unlink()
+        except OSError:
+            pass
+
+
 def connect_empty() -> sqlite3.Connection:
     """An empty store in memory, nothing on disk: what a read of the default store sees
     before anything was written (a read never creates a database or its folders)."""
