@@ -501,6 +501,7 @@ class MemoryStore:
         default_category: str | None = None,
         created_at: str | datetime | None = None,
         allow_secret: bool = False,
+        near: bool = True,
     ) -> WriteResult:
         """Store a memory, saying what happened.
 
@@ -520,6 +521,9 @@ class MemoryStore:
 
         Text that looks like a credential raises ``SecretDetectedError`` (nothing is written)
         unless ``allow_secret``.
+
+        ``near=False`` skips looking for near-duplicates to list in ``similar`` (a search per
+        write: most of a bulk ingest's time); ``merge`` looks for them all the same.
 
         ``created_at`` (import, benchmarks) dates a new memory in the past instead of now; it is
         ignored when the write updates or matches an existing memory.
@@ -560,6 +564,7 @@ class MemoryStore:
                 created_at=created,
                 allow_duplicate=allow_duplicate,
                 merge=merge,
+                near=near,
             )
 
     def update(

@@ -153,6 +153,7 @@ def write(
     created_at: str | None,
     allow_duplicate: bool,
     merge: bool,
+    near: bool = True,
 ) -> WriteResult:
     """Store the fields ``given`` (content, its hash and key always among them) in ``scope``:
     see ``MemoryStore.write`` for what each outcome means. ``values``: every column of the
@@ -169,7 +170,8 @@ def write(
                 return key_onto(conn, now, same.memory.id, given)
             return same
         # else the same text is held under another key: this key names a memory of its own
-    similar = [] if allow_duplicate else similar_memories(conn, scope, now, given["content"])
+    look = not allow_duplicate and (near or (merge and given["key"] is None))
+    similar = similar_memories(conn, scope, now, given["content"]) if look else []
     if similar and merge and given["key"] is None:
         return merge_into(conn, now, similar, given)
     try:

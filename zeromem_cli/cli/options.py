@@ -301,14 +301,20 @@ def _notice(text: str) -> None:
     print(f"zeromem: {text}...", file=sys.stderr, flush=True)
 
 
-def read_text_argument(text: str) -> str:
+def read_text_argument(text: str, max_bytes: int | None = None) -> str:
     """TEXT as given, or all of stdin when TEXT is ``-``; stdin must be valid UTF-8 (a
-    leading BOM is dropped, as import drops it). On a terminal, stderr says it is waiting."""
+    leading BOM is dropped, as import drops it). On a terminal, stderr says it is waiting.
+    ``max_bytes``: stdin past it is refused after reading one byte more, not read whole
+    (#33: a huge input was read and worked on before the size check refused it)."""
     if text != "-":
         return text
     if sys.stdin.isatty():
         print("zeromem: reading from stdin, Ctrl-D to end", file=sys.stderr, flush=True)
-    data = sys.stdin.buffer.read()
+    if max_bytes is None:
+        max_bytes = settings().get("add.max_content_bytes")
+    data = sys.stdin.buffer.read(max_bytes + 4)  # + a BOM
+    if len(data) > max_bytes + (3 if data.startswith(b"\xef\xbb\xbf") else 0):
+        raise InvalidInputError(f"stdin is over the limit of {max_bytes} bytes; nothing was read")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -218,6 +218,33 @@ def apply_candidates(
 ) -> list[IngestItem]:
     """Write (or plan) every candidate in order; ``category``/``ttl`` override the rules';
     ``source`` is recorded in each memory's meta (a harness hook names its harness)."""
+    if dry_run or len(candidates) <= 1:
+        return _apply(store, candidates, dry_run, tags, category, ttl, source)
+    # One transaction per batch, not one per memory: a commit waits for the disk (synchronous
+    # FULL), which made ingest ~100 memories a second (#33; ``python -m benchmarks.ingest_speed``).
+    # Batches keep the write lock from being held for a whole large file.
+    items: list[IngestItem] = []
+    for start in range(0, len(candidates), INGEST_BATCH):
+        with store.transaction():
+            items += _apply(
+                store, candidates[start : start + INGEST_BATCH], False, tags, category, ttl, source
+            )
+    return items
+
+
+# Candidates written per transaction by ``apply_candidates``.
+INGEST_BATCH = 500
+
+
+def _apply(
+    store: MemoryStore,
+    candidates: Sequence[Candidate],
+    dry_run: bool,
+    tags: Iterable[str] | None,
+    category: str | None,
+    ttl: str | None,
+    source: str,
+) -> list[IngestItem]:
     planner = _Planner(store) if dry_run else None
     forgotten: set[int] = set()
     items: list[IngestItem] = []
@@ -257,6 +284,7 @@ def apply_candidates(
                 ttl=candidate.ttl,
                 tags=tag_list or None,
                 meta={"source": source, "rule": candidate.rule, "role": candidate.role},
+                near=False,  # ingest lists no near-duplicates: no search per memory
             )
         except InvalidInputError as exc:
             items.append(IngestItem("error", candidate, reason=str(exc)))
