@@ -294,6 +294,11 @@ def map_error(exc: Exception, path: Path | str) -> StoreError:
         return StoreError(f"cannot use {path}: disk I/O error (is the disk full?)")
     if "readonly" in lowered or "read-only" in lowered:
         return StoreError(f"cannot write {path}: the database or its folder is read-only")
+    if "vtable constructor failed" in lowered:
+        return StoreError(
+            f"the search index of {path} is damaged ({text}): `zeromem export` still reads "
+            "every memory; export them (-o FILE) and import them into a new store"
+        )
     if "not a database" in lowered or "malformed" in lowered:
         return StoreError(f"{path} is not a valid SQLite database ({text})")
     if "unable to open" in lowered:
