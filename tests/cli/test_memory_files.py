@@ -437,3 +437,20 @@ def test_any_markdown_looking_content_survives_the_round_trip(
     assert exported.exit_code == 0, exported.stderr
     read = read_markdown("claude-md", folder / "memories.md", exported.stdout)
     assert sorted(r["content"] for _, r in read.records) == stored
+
+
+def test_a_missing_import_alone_on_its_line_is_not_said_to_be_kept(
+    cli: Run, tmp_path: Path
+) -> None:
+    """#33: "kept as text" was said of an import-only line, which no record holds."""
+    memory_file = tmp_path / "CLAUDE.md"
+    memory_file.write_text("Deploys go out on Fridays.\n\n@missing-notes.md\n\nAsk @alice first.\n")
+    result = cli("import", str(memory_file), "--dry-run", "--json")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    notes = report["notes"]
+    assert (
+        "CLAUDE.md line 3: @missing-notes.md: no such file, not read (the line is only imports)"
+        in notes
+    )
+    assert "CLAUDE.md line 5: @alice: no such file, kept as text" in notes
