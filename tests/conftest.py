@@ -77,6 +77,16 @@ def as_json(result: Result) -> Any:
     return json.loads(result.stdout)
 
 
+def stored(cli: Run) -> Any:
+    """The memories of the test store, as ``list --json`` gives them: none when no store was
+    created (a refused write creates none, and a read of a named store that is not there is
+    an error naming it, not an empty list)."""
+    result = cli("list", "--json")
+    if result.exit_code == 1 and "no store at" in result.stderr:
+        return []
+    return as_json(result)
+
+
 def index_names(path: Path) -> set[str]:
     """The names of the indexes of the database at ``path`` (migration tests)."""
     import sqlite3

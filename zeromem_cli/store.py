@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 # reference); an ambiguous one reports how many matched, counting up to UID_PREFIX_COUNT - 1.
 UID_PREFIX_MIN = 4
 UID_PREFIX_COUNT = 101
+# How long counting an access waits for the write lock before giving up: a read is not held
+# up by another process's long write for a statistic.
+ACCESS_LOCK_WAIT_MS = 100
 
 
 def _is_id(ref: int | str) -> bool:
@@ -72,6 +75,7 @@ class MemoryStore:
         key: str | Key | None = None,
         key_file: str | Path | None = None,
         read_only: bool | Literal["auto"] = False,
+        if_missing: Literal["create", "empty", "error"] = "create",
         max_tags: int = validation.DEFAULT_MAX_TAGS,
         max_tag_chars: int = validation.DEFAULT_MAX_TAG_CHARS,
         semantic: bool | str | None = None,
@@ -89,6 +93,11 @@ class MemoryStore:
         file or its folder (read-only media, a chmod-ed file), and opens it as usual
         otherwise; ``writable`` says which it got (a plain SQLite file: an encrypted one
         opens as usual).
+
+        ``if_missing``: what a SQLite file that does not exist yet means: ``"create"`` it (a
+        write), read it as an ``"empty"`` store without creating anything (a read of the
+        default store), or an ``"error"`` naming it (a read of a store the user named: a
+        typo in ``--db`` is not an empty store).
 
         ``max_tags`` / ``max_tag_chars`` cap the tags a write (add, update, import) may give a
         memory: more, or a longer one, is ``InvalidInputError``.
@@ -111,13 +120,28 @@ class MemoryStore:
         self.max_content_bytes = max_content_bytes
         self.max_tags = max_tags
         self.max_tag_chars = max_tag_chars
-        if read_only == "auto":
-            read_only = not db.can_write(self.location)
+        resolved_key = _resolve_key(key, key_file)
+        self._conn: Any
+        if if_missing != "create" and db.is_missing(self.location):
+            read_only = True
+            self._conn = (
+                db.open_empty()
+                if if_missing == "empty"
+                else db.MissingStore(
+                    StoreError(
+                        f"no store at {self.path}: check --db / ZEROMEM_DB (the first write, "
+                        "such as `zeromem add`, creates one)"
+                    )
+                )
+            )
+        else:
+            if read_only == "auto":
+                read_only = not db.can_write(self.location)
+            self._conn = db.open_store(
+                self.location, notice, key=resolved_key, read_only=bool(read_only)
+            )
         self.writable = not read_only
         self.semantic = Semantic(semantic, semantic_model, notice)
-        self._conn = db.open_store(
-            self.location, notice, key=_resolve_key(key, key_file), read_only=bool(read_only)
-        )
         # A member of a team store is its PostgreSQL role: that is its user scope unless
         # another is given (the database's policies decide what that one shows).
         self.scope = Scope(
@@ -416,7 +440,7 @@ class MemoryStore:
             ),
         )
         if touch and result.memories and self.writable:
-            self.record_access(m.id for m in result.memories)
+            self.touch(m.id for m in result.memories)
         return result
 
     def pack_candidates(
@@ -469,6 +493,19 @@ class MemoryStore:
                 conn, memory.scope, filters or Filters(), now, memory, span, window
             ),
         )
+
+    def touch(self, memory_ids: Iterable[int]) -> bool:
+        """``record_access``, best effort: a read that counts its accesses never fails for
+        want of disk space, a lock or write access (#33: a full disk made ``pack`` and so
+        the hooks inject nothing). Whether the accesses were recorded."""
+        if not self.writable:
+            return False
+        try:
+            with db.best_effort_writes(self._conn, ACCESS_LOCK_WAIT_MS):
+                self.record_access(memory_ids)
+        except StoreError:
+            return False
+        return True
 
     def record_access(self, memory_ids: Iterable[int]) -> None:
         """Count one access of each memory (``last_accessed_at``, ``access_count``), in one
@@ -541,6 +578,7 @@ class MemoryStore:
         default_category: str | None = None,
         created_at: str | datetime | None = None,
         allow_secret: bool = False,
+        near: bool = True,
     ) -> WriteResult:
         """Store a memory, saying what happened.
 
@@ -560,6 +598,9 @@ class MemoryStore:
 
         Text that looks like a credential raises ``SecretDetectedError`` (nothing is written)
         unless ``allow_secret``.
+
+        ``near=False`` skips looking for near-duplicates to list in ``similar`` (a search per
+        write: most of a bulk ingest's time); ``merge`` looks for them all the same.
 
         ``created_at`` (import, benchmarks) dates a new memory in the past instead of now; it is
         ignored when the write updates or matches an existing memory.
@@ -601,6 +642,7 @@ class MemoryStore:
                 created_at=created,
                 allow_duplicate=allow_duplicate,
                 merge=merge,
+                near=near,
             )
             self._keep_vector(conn, result.memory, given, vector)
             return result

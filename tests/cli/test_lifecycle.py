@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import time_machine
 
-from tests.conftest import Run, as_json
+from tests.conftest import Run, as_json, stored
 from zeromem_cli import MemoryStore, NotFoundError
 
 T0 = datetime(2030, 1, 1, 9, 0, tzinfo=timezone.utc)
@@ -95,7 +95,7 @@ def test_ttl_on_update_and_iso_dates(cli: Run, clock: time_machine.Traveller) ->
     record = as_json(cli("update", "1", "--ttl", "2030-01-02T12:00:00Z", "--json"))
     assert record["expires_at"] == "2030-01-02T12:00:00Z"
     clock.shift(timedelta(days=2))
-    assert as_json(cli("list", "--json")) == []
+    assert stored(cli) == []
 
 
 # -- forget selectors --------------------------------------------------------------------------

@@ -102,3 +102,28 @@ def test_a_role_that_may_not_create_tables_is_told_who_can(cluster: pgcluster.Cl
         MemoryStore(cluster.url("closed_store", user="visitor"))
     assert "zeromem admin init-postgres" in str(raised.value)
     assert "\n" not in str(raised.value)
+
+
+def test_migration_7_keeps_the_operations_log_and_attributes_new_entries(pg_url: str) -> None:
+    """#33: the operations log gains its writer; what was logged before is kept (no user:
+    the owner's to read), and history policies are replaced, not added beside the old."""
+    conn = db.connect(pg_url)
+    migrations.migrate(conn, upto=5)
+    with conn.transaction():
+        conn.execute("INSERT INTO operations_log (at, op) VALUES ('2025-01-01T00:00:00Z', 'add')")
+    conn.close()
+    with MemoryStore(pg_url) as store:
+        from zeromem_cli.oplog import record_operation
+
+        record_operation(store, "search", 3, enabled=True)
+        rows = store.connection.execute(
+            'SELECT op, "user" = current_user AS mine FROM operations_log ORDER BY id'
+        ).fetchall()
+        assert [(row["op"], row["mine"]) for row in rows] == [("add", False), ("search", True)]
+        policies = store.connection.execute(
+            "SELECT policyname FROM pg_policies WHERE tablename = 'memory_history' "
+            "AND schemaname = current_schema() ORDER BY 1"
+        ).fetchall()
+        assert [p["policyname"] for p in policies] == [
+            "delete_own", "insert_own", "read_with_its_memory", "update_own"
+        ]  # fmt: skip

@@ -150,7 +150,7 @@ def forget(
 
     if trash and not purge:
         raise InvalidInputError("--trash selects forgotten memories: use it with --purge")
-    with where.open() as store:
+    with where.open(create=False) as store:
         state = lifecycle.TRASH if trash else (lifecycle.ANY if purge else lifecycle.LIVE)
         selection = _selection(
             store,
@@ -227,7 +227,7 @@ def restore(
     `forget` (an over-broad forget is one command to undo), all in one transaction."""
     from zeromem_cli import lifecycle
 
-    with where.open() as store:
+    with where.open(create=False) as store:
         selection = _selection(
             store,
             memory_ids,
@@ -309,7 +309,7 @@ def gc(
         archive_max_importance=config.get("gc.archive_max_importance"),
     )
     all_scopes = all(v is None for v in (where.user, where.agent, where.session, where.project))
-    with where.open() as store:
+    with where.open(create=False) as store:
         report = lifecycle.collect_garbage(
             store, policy, all_scopes=all_scopes, vacuum=vacuum, dry_run=dry_run
         )

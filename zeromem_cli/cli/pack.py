@@ -23,6 +23,7 @@ from zeromem_cli.cli.options import (
     settings,
     store_options,
 )
+from zeromem_cli.errors import InvalidInputError
 
 
 class PackFormat(str, Enum):
@@ -76,6 +77,9 @@ def pack(
             show_default=False,
         ),
     ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="The same as --format json (as other commands take it).")
+    ] = False,
     header: Annotated[
         Optional[str], typer.Option("--header", help="A first line (counted in the budget).")
     ] = None,
@@ -130,6 +134,8 @@ def pack(
     from zeromem_cli.pack.select import Weights
     from zeromem_cli.times import parse_since
 
+    if as_json and fmt is not None and str(getattr(fmt, "value", fmt)) != "json":
+        raise InvalidInputError("give --json or --format, not both")
     config = settings()
     text = read_text_argument(query) if query is not None else None
     with where.open(reading=True) as store:
@@ -138,7 +144,7 @@ def pack(
             text,
             budget=config.choose(budget, "pack.budget"),
             tokenizer=config.choose(tokenizer, "pack.tokenizer"),
-            format=config.choose(fmt, "pack.format"),
+            format="json" if as_json else config.choose(fmt, "pack.format"),
             header=header,
             weights=Weights.from_config(config),
             filters=filters,

@@ -22,6 +22,7 @@ from zeromem_cli.cli.options import (
     settings,
     store_options,
 )
+from zeromem_cli.errors import InvalidInputError
 
 
 @app.command()
@@ -57,6 +58,8 @@ def search(
 
     config = settings()
     text = read_text_argument(query)
+    if not text.strip():
+        raise InvalidInputError("the query is empty: give words to search for (`list` shows all)")
     with where.open(reading=True) as store:
         filters = filters_from_flags(
             store,

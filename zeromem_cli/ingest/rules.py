@@ -660,7 +660,7 @@ def check_rule(rule: Rule) -> None:
         from zeromem_cli.times import parse_duration
 
         try:
-            if parse_duration(rule.ttl).total_seconds() <= 0:
+            if parse_duration(rule.ttl).is_zero():
                 raise ValueError(f"ttl must be positive, not {rule.ttl!r}")
         except InvalidInputError as exc:
             raise ValueError(f"ttl: {exc}") from None

@@ -89,7 +89,7 @@ def context(
         left_out = True
         text = formatter.render(memories)
     if memories:
-        view.record_access(m.id for m in memories)
+        view.touch(m.id for m in memories)
     box.record(view, "pack", len(memories), data["tokens"])
     return ToolOutput(text, data)
 

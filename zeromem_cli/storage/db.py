@@ -80,6 +80,7 @@ def open_store(
             # retried while SQLite reports busy without waiting (see db.retry_busy).
             _sqlite.retry_busy(lambda: migrations.migrate(conn, notice))
             _sqlite.retry_busy(lambda: fts.ensure_index_version(conn, path, notice))
+            _sqlite.remove_stale_copy(path.expanduser())
     except _sqlite.ERRORS as exc:
         conn.close()
         raise _sqlite.map_error(exc, path) from None
@@ -87,6 +88,40 @@ def open_store(
         conn.close()
         raise
     return conn
+
+
+def open_empty() -> Any:
+    """An empty store in memory (schema and index current), nothing written to disk."""
+    from zeromem_cli.storage.sqlite import fts, migrations
+
+    conn = _sqlite.connect_empty()
+    migrations.migrate(conn)
+    fts.ensure_index_version(conn, Path(":memory:"))
+    return conn
+
+
+def is_missing(location: str | Path) -> bool:
+    """No database at ``location`` yet (a server store is there or not: never missing); a
+    location zeromem does not serve is refused here, as on opening."""
+    if is_url(location):
+        return False
+    _sqlite.check_location(location)
+    return not Path(location).expanduser().exists()
+
+
+class MissingStore:
+    """The connection of a store that is not there: its first statement raises ``error``
+    (closing it does nothing). A command checks its own arguments first, so a usage error
+    is still reported as one, and nothing is created."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def close(self) -> None:
+        return None
+
+    def __getattr__(self, name: str) -> Any:
+        raise self.error
 
 
 def _open_server(

@@ -278,6 +278,39 @@ def m006_memory_vectors(conn: Any) -> None:
         conn.execute(statement)
 
 
+# A history row a member may write: one of a memory that member owns (``own_rows``). The
+# memories subquery is itself filtered by the memories' policies.
+_OWN_MEMORY = 'EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_id AND m."user" = current_user)'
+
+
+def m007_strict_history_and_oplog(conn: Any) -> None:
+    """History and the operations log as strict as the memories (#33). Migration 2 let a
+    member write every history row whose memory it could *see*, shared rows included: a
+    member could delete or forge the versions of a memory the owner shared, and the owner's
+    ``history`` showed the forgery. Now a member reads a version exactly when it reads its
+    memory, and inserts, changes or deletes only the versions of its own memories: the
+    shared rows' history changes only with the shared rows, which members cannot change.
+
+    The operations log gains a ``user`` (the writing role, by default) and the same rule:
+    a member reads, writes and trims only its own operations. Rows logged before this step
+    have no user (''), so only the owner, who is not subject to the policies, reads them."""
+    for statement in (
+        "DROP POLICY IF EXISTS with_its_memory ON memory_history",
+        "CREATE POLICY read_with_its_memory ON memory_history FOR SELECT "
+        "USING (EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_id))",
+        f"CREATE POLICY insert_own ON memory_history FOR INSERT WITH CHECK ({_OWN_MEMORY})",
+        f"CREATE POLICY update_own ON memory_history FOR UPDATE USING ({_OWN_MEMORY}) "
+        f"WITH CHECK ({_OWN_MEMORY})",
+        f"CREATE POLICY delete_own ON memory_history FOR DELETE USING ({_OWN_MEMORY})",
+        'ALTER TABLE operations_log ADD COLUMN "user" text COLLATE "C" NOT NULL DEFAULT \'\'',
+        'ALTER TABLE operations_log ALTER COLUMN "user" SET DEFAULT current_user',
+        "ALTER TABLE operations_log ENABLE ROW LEVEL SECURITY",
+        'CREATE POLICY own_operations ON operations_log FOR ALL USING ("user" = current_user) '
+        'WITH CHECK ("user" = current_user)',
+    ):
+        conn.execute(statement)
+
+
 MIGRATIONS: list[Callable[[Any], None]] = [
     m001_initial,
     m002_row_security,
@@ -285,6 +318,7 @@ MIGRATIONS: list[Callable[[Any], None]] = [
     m004_project_scope,
     m005_recent_lexemes,
     m006_memory_vectors,
+    m007_strict_history_and_oplog,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

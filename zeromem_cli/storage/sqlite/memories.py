@@ -137,9 +137,13 @@ def newest_first(
 ) -> list[Memory]:
     """The memories of ``scope`` that ``filters`` admit, newest first, at most ``limit``."""
     where, params = filter_clause(filters, now)
+    # A key names one or a few rows: find them through the key index, then sort them ("+"
+    # keeps the planner from walking the whole scope newest first through the time index,
+    # as it did: #33, ingest's look-up per keyed memory grew with the store).
+    order = "+m.created_at" if filters.key is not None else "m.created_at"
     sql = (
         f"SELECT m.* FROM memories m WHERE {scope_sql(scope)} AND {where} "
-        "ORDER BY m.created_at DESC, m.id DESC"
+        f"ORDER BY {order} DESC, m.id DESC"
     )
     if limit is not None:
         sql += " LIMIT :limit"
