@@ -14,13 +14,23 @@ from tests import pgcluster
 from zeromem_cli import MemoryStore
 from zeromem_cli.cli import app
 
-SCOPE_ENV = ("ZEROMEM_DB", "ZEROMEM_USER", "ZEROMEM_AGENT", "ZEROMEM_SESSION", "NO_COLOR")
+SCOPE_ENV = (
+    "ZEROMEM_DB",
+    "ZEROMEM_USER",
+    "ZEROMEM_AGENT",
+    "ZEROMEM_SESSION",
+    "ZEROMEM_PROJECT",
+    "NO_COLOR",
+)
 
 
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """No test ever touches the real user data dir or inherits scope from the environment."""
+    """No test ever touches the real user data dir or inherits scope from the environment,
+    nor a project from the repository the suite runs in (``--project`` defaults to the git
+    repository of the working directory): each test starts in its own empty folder."""
     home = tmp_path / "zeromem-home"
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ZEROMEM_HOME", str(home))
     for name in SCOPE_ENV:
         monkeypatch.delenv(name, raising=False)

@@ -47,7 +47,7 @@ class McpClient:
             command=sys.executable,
             args=["-m", "zeromem_cli", "mcp", "--db", str(db), *options],
             env={"ZEROMEM_HOME": str(home), **(env or {})},
-            cwd=str(REPO),
+            cwd=str(home),  # outside any repository: the server serves no project
         )
         self._stack = ExitStack()
         try:

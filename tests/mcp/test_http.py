@@ -24,7 +24,7 @@ import httpx2  # noqa: E402
 from mcp import ClientSession  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
-from tests.mcp.helpers import REPO, text_of  # noqa: E402
+from tests.mcp.helpers import text_of  # noqa: E402
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -47,7 +47,7 @@ def _free_port() -> int:
 def _zeromem(*args: str, home: Path, **kw: object) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "zeromem_cli", "mcp", *args],
-        cwd=REPO,
+        cwd=home,
         env={**os.environ, "ZEROMEM_HOME": str(home)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -159,17 +159,23 @@ class StoreOptions(FrozenRecord):
         """Open the store for this invocation (the core is imported here, not at start-up,
         to keep --help fast). ``reading``: the command only reads, so a database this
         process cannot write opens read-only instead of failing (``read_only="auto"``)."""
-        from zeromem_cli.projects import resolve_project
+        from zeromem_cli.owner import resolve_owner
         from zeromem_cli.store import MemoryStore
 
         config = settings()
         isolate = self.isolate
+        owner = resolve_owner(
+            self.user,
+            self.agent,
+            self.session,
+            self.project,
+        )
         return MemoryStore(
             db_location(self.db) if self.db else None,
-            user=self.user,
-            agent=self.agent,
-            session=self.session,
-            project=resolve_project(self.project),
+            user=owner.user,
+            agent=owner.agent,
+            session=owner.session,
+            project=owner.project,
             isolate=config.get("scope.isolate_sessions") if isolate is None else isolate,
             max_content_bytes=config.get("add.max_content_bytes"),
             max_tags=config.get("add.max_tags"),
