@@ -287,7 +287,8 @@ def history(
 
 def stats(box: Toolbox, max_tokens: int | None = None, **scope: str | None) -> ToolOutput:
     """This scope's counts as ``zeromem stats --json`` gives them, under ``stats``; the
-    categories (largest first) are cut to the budget."""
+    categories (largest first), then the counts per scope and per operation are cut to the
+    budget."""
     from zeromem_cli.stats import collect
 
     view = box.view(**scope)
@@ -314,9 +315,14 @@ def stats(box: Toolbox, max_tokens: int | None = None, **scope: str | None) -> T
         )
         if budget.fits(data):
             return ToolOutput(text, data)
-        if not categories:
+        if categories:
+            categories.pop()
+        elif report.get("by_scope"):
+            report["by_scope"] = report["by_scope"][:-1]  # the counts per scope, last first
+        elif report.get("operations"):
+            report["operations"] = {}
+        else:
             raise InvalidInputError(f"max_tokens {budget.max_tokens} is too small for the stats")
-        categories.pop()
         truncated = True
 
 
