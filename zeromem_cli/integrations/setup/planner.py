@@ -93,7 +93,7 @@ def plan(
         def servers(data: dict[str, Any]) -> None:
             if wanted.mcp:
                 warning = jsonfile.merge_server(
-                    data, SERVER, server_entry(harness, command, args), server_ours
+                    data, SERVER, server_entry(harness, command, args, scope.env()), server_ours
                 )
                 if warning:
                     warnings.append(f"{files.mcp}: {warning}")
@@ -107,7 +107,7 @@ def plan(
             if not wanted.mcp:
                 return tomlfile.remove_server(text, str(files.mcp), SERVER, is_mcp_entry)
             result, warning = tomlfile.merge_server(
-                text, str(files.mcp), SERVER, command, args, is_mcp_entry
+                text, str(files.mcp), SERVER, command, args, is_mcp_entry, scope.env()
             )
             if warning:
                 warnings.append(f"{files.mcp}: {warning}")

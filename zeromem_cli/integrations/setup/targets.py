@@ -85,7 +85,12 @@ def handlers(harness: str, commands: dict[str, str], timeout_ms: int) -> dict[st
     return found
 
 
-def server_entry(harness: str, command: str, args: list[str]) -> dict[str, Any]:
+def server_entry(
+    harness: str, command: str, args: list[str], env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    entry: dict[str, Any] = {"command": command, "args": args}
     if harness == "claude-code":
-        return {"type": "stdio", "command": command, "args": args}
-    return {"command": command, "args": args}
+        entry = {"type": "stdio", **entry}
+    if env:
+        entry["env"] = dict(env)
+    return entry
