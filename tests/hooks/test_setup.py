@@ -94,7 +94,7 @@ def test_claude_code_merge_keeps_everything_else(home: Path) -> None:
         assert handler == {
             "type": "command",
             "command": f"{ZEROMEM} hook claude-code {name}",
-            "timeout": 4,
+            "timeout": 5,
         }
     # Untouched text stays byte for byte: the one-line arrays are still one line.
     assert '"allow": ["Bash(git status)", "Bash(npm run test:*)"]' in settings.read_text()
@@ -238,7 +238,7 @@ def test_gemini_settings_get_hooks_and_server_in_one_file(home: Path) -> None:
         "type": "command",
         "command": f"{ZEROMEM} hook gemini user-prompt",
         "name": "zeromem-user-prompt",
-        "timeout": 3500,
+        "timeout": 4500,
     }
     assert data["mcpServers"]["zeromem"] == {"command": ZEROMEM, "args": ["mcp"]}
     assert data["mcpServers"]["weather"]["timeout"] == 15000

@@ -10,8 +10,10 @@
   ``~/.gemini/GEMINI.md``; for a project ``.gemini/settings.json`` and ``GEMINI.md``.
 
 ``CLAUDE_CONFIG_DIR`` moves Claude Code's user files, ``CODEX_HOME`` Codex's, as those tools do.
-Hook timeouts leave the hook's own limit (``hooks.timeout_ms``) room to end first; Codex caps a
-``SessionEnd`` hook at 3 s. Gemini CLI counts timeouts in milliseconds, the others in seconds.
+Hook timeouts leave the hook's own limits (``hooks.timeout_ms`` of CPU, two seconds more of
+wall time) room to end first; Codex clamps a ``SessionEnd`` hook to 3 s, so that one is
+written as 3 (the Stop hook has captured each turn before it). Gemini CLI counts timeouts in
+milliseconds, the others in seconds.
 """
 
 from __future__ import annotations
@@ -70,13 +72,15 @@ def target(harness: str, project: Path | None) -> Target:
 
 def handlers(harness: str, commands: dict[str, str], timeout_ms: int) -> dict[str, Any]:
     """Harness event name -> zeromem's handler for it."""
-    seconds = math.ceil(timeout_ms / 1000) + 2
+    # Room past the hook's own limits (its CPU limit, and the wall time the watchdog allows
+    # past it, hooks.watchdog.WALL_GRACE) so that the hook always ends first.
+    seconds = math.ceil(timeout_ms / 1000) + 3
     found: dict[str, Any] = {}
     for event in EVENTS:
         name = HARNESSES[harness].event_name(event)
         handler: dict[str, Any] = {"type": "command", "command": commands[event]}
         if harness == "gemini":
-            handler = {**handler, "name": f"zeromem-{event}", "timeout": timeout_ms + 2000}
+            handler = {**handler, "name": f"zeromem-{event}", "timeout": timeout_ms + 3000}
         elif harness == "codex" and event == "session-end":
             handler["timeout"] = min(seconds, 3)
         else:
