@@ -298,7 +298,7 @@ def test_no_hooks_installs_the_server_and_an_instruction_block(home: Path) -> No
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["cursor"], "unknown harness 'cursor'"),
+        (["vscode"], "unknown harness 'vscode' (use claude-code, codex, gemini, cursor)"),
         (["codex", "--project", "--user"], "not both"),
         (["codex", "--no-hooks", "--no-mcp"], "nothing to set up"),
     ],
@@ -374,3 +374,13 @@ def test_project_files_hold_no_machine_path_and_uninstall_leaves_nothing(
     assert setup(harness, "--project", "--uninstall", "--command", "", cwd=repo).exit_code == 0
     after = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
     assert after == before  # no backup, no emptied file, every other byte as it was
+
+
+def test_cursor_gets_the_mcp_server_in_its_mcp_json(home: Path, tmp_path: Path) -> None:
+    assert setup("cursor").exit_code == 0
+    data = json.loads((home / ".cursor" / "mcp.json").read_text())
+    assert data == {"mcpServers": {"zeromem": {"command": ZEROMEM, "args": ["mcp"]}}}
+    assert sorted(p.name for p in home.rglob("*") if p.is_file()) == ["mcp.json"]
+    assert "--no-mcp" in setup("cursor", "--no-mcp").stderr
+    assert setup("cursor", "--uninstall").exit_code == 0
+    assert not (home / ".cursor" / "mcp.json").exists()

@@ -137,3 +137,32 @@ def test_the_mcp_server_setup_wrote_finds_what_the_hooks_stored(
     elsewhere, elsewhere_context = mcp_call(server, site, env, calls)
     assert elsewhere["memories"] == []
     assert FACT not in json.dumps(elsewhere_context)
+
+
+def test_cursors_mcp_server_finds_what_the_cli_added_in_the_repository(tmp_path: Path) -> None:
+    """Cursor takes the MCP server only: `zeromem add` in the repository (the CLI face) and
+    the server `setup cursor --project` wrote, started there, reach the same project."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path / "home"),
+        "ZEROMEM_HOME": str(tmp_path / "zeromem"),
+    }
+    billing = checkout(tmp_path / "billing", "git@github.com:Acme/Billing.git")
+    site = checkout(tmp_path / "site", "https://github.com/Acme/Site")
+    setup("cursor", billing, env)
+    assert sorted(p.name for p in billing.rglob("*") if p.is_file()) == ["config", "mcp.json"]
+    server = json.loads((billing / ".cursor" / "mcp.json").read_text())["mcpServers"]["zeromem"]
+    added = subprocess.run(
+        [sys.executable, "-m", "zeromem_cli", "add", "The billing API listens on port 8080"],
+        cwd=billing,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert added.returncode == 0, added.stderr
+    calls: list[tuple[str, dict[str, Any]]] = [("memory_search", {"query": "billing API port"})]
+    (found,) = mcp_call(server, billing, env, calls)
+    assert [hit["content"] for hit in found["memories"]] == ["The billing API listens on port 8080"]
+    (elsewhere,) = mcp_call(server, site, env, calls)
+    assert elsewhere["memories"] == []

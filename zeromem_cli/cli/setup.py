@@ -50,7 +50,9 @@ def _scope(
 
 @app.command()
 def setup(
-    harness: Annotated[str, typer.Argument(help="claude-code, codex or gemini.")],
+    harness: Annotated[
+        str, typer.Argument(help="claude-code, codex, gemini, or cursor (MCP server only).")
+    ],
     project: Annotated[
         bool, typer.Option("--project", help="Write the project's files (see --dir).")
     ] = False,
@@ -108,9 +110,13 @@ def setup(
     from zeromem_cli.integrations.setup.entries import program
     from zeromem_cli.integrations.setup.plan import apply, unified_diff
     from zeromem_cli.integrations.setup.planner import NOTHING, Wanted, plan
+    from zeromem_cli.integrations.setup.targets import MCP_ONLY
 
-    if harness not in HARNESSES:
-        raise InvalidInputError(f"unknown harness {harness!r} (use {', '.join(HARNESSES)})")
+    if harness not in HARNESSES and harness not in MCP_ONLY:
+        names = ", ".join([*HARNESSES, *MCP_ONLY])
+        raise InvalidInputError(f"unknown harness {harness!r} (use {names})")
+    if harness in MCP_ONLY and (no_mcp or no_hooks) and not uninstall:
+        raise InvalidInputError(f"{harness} takes only the MCP server: no --no-mcp or --no-hooks")
     if project and user_level:
         raise InvalidInputError("give --project or --user, not both")
     if no_hooks and no_mcp and not uninstall:

@@ -73,7 +73,7 @@ def plan(
         return isinstance(handler, dict) and is_hook_command(handler.get("command"), harness)
 
     commands = {event: hook_command(program, harness, event, scope) for event in EVENTS}
-    wanted_handlers = handlers(harness, commands, timeout_ms)
+    wanted_handlers = handlers(harness, commands, timeout_ms) if files.hooks is not None else {}
 
     def hooks(data: dict[str, Any]) -> None:
         if wanted.hooks:
@@ -81,7 +81,8 @@ def plan(
         else:
             jsonfile.remove_hooks(data, ours)
 
-    edit(files.hooks, _json_edit(hooks, str(files.hooks)))
+    if files.hooks is not None:
+        edit(files.hooks, _json_edit(hooks, str(files.hooks)))
 
     command, args = mcp_entry(program, scope)
 
@@ -115,9 +116,10 @@ def plan(
 
         edit(files.mcp, toml)
 
-    edit(
-        files.instructions,
-        instructions.merge if wanted.instructions else instructions.remove,
-    )
+    if files.instructions is not None:
+        edit(
+            files.instructions,
+            instructions.merge if wanted.instructions else instructions.remove,
+        )
     changes = [FileChange(path, originals[path], current[path]) for path in current]
     return [change for change in changes if change.changed], warnings

@@ -8,6 +8,8 @@
   ``AGENTS.md``.
 - Gemini CLI: hooks and MCP server both in ``~/.gemini/settings.json``, instructions in
   ``~/.gemini/GEMINI.md``; for a project ``.gemini/settings.json`` and ``GEMINI.md``.
+- Cursor: the MCP server only, in ``~/.cursor/mcp.json`` or a project's ``.cursor/mcp.json``
+  (``mcpServers``: command, args, env, as Cursor's MCP documentation gives them).
 
 ``CLAUDE_CONFIG_DIR`` moves Claude Code's user files, ``CODEX_HOME`` Codex's, as those tools do.
 Hook timeouts leave the hook's own limits (``hooks.timeout_ms`` of CPU, two seconds more of
@@ -28,11 +30,15 @@ from zeromem_cli.integrations.harnesses import EVENTS, HARNESSES
 SERVER = "zeromem"
 
 
+# Harnesses setup knows that take only the MCP server (no hooks, no instruction file).
+MCP_ONLY = ("cursor",)
+
+
 class Target(NamedTuple):
-    hooks: Path
+    hooks: Path | None  # None: the harness takes no hooks
     mcp: Path
     mcp_format: str  # json or toml
-    instructions: Path
+    instructions: Path | None
 
 
 def _home() -> Path:
@@ -62,6 +68,9 @@ def target(harness: str, project: Path | None) -> Target:
         home = os.environ.get("CODEX_HOME")
         folder = Path(home).expanduser() if home else _home() / ".codex"
         return Target(folder / "hooks.json", folder / "config.toml", "toml", folder / "AGENTS.md")
+    if harness == "cursor":
+        base = project if project is not None else _home()
+        return Target(None, base / ".cursor" / "mcp.json", "json", None)
     if harness == "gemini":
         base = project if project is not None else _home()
         settings = base / ".gemini" / "settings.json"
