@@ -99,6 +99,8 @@ class MockModel:
                     self._json(200, {"input_tokens": 10})
                 elif path.endswith("/messages"):
                     self._anthropic(body)
+                elif path.endswith("/responses"):
+                    self._responses()
                 elif ":streamGenerateContent" in path or ":generateContent" in path:
                     self._gemini(path)
                 elif ":countTokens" in path:
@@ -122,6 +124,38 @@ class MockModel:
                     content=[{"type": "text", "text": owner.reply}], stop_reason="end_turn"
                 )
                 self._json(200, message)
+
+            def _responses(self) -> None:
+                item = {
+                    "type": "message",
+                    "role": "assistant",
+                    "id": "msg_mock",
+                    "content": [{"type": "output_text", "text": owner.reply}],
+                }
+                usage = {
+                    "input_tokens": 10,
+                    "input_tokens_details": None,
+                    "output_tokens": 2,
+                    "output_tokens_details": None,
+                    "total_tokens": 12,
+                }
+                events = [
+                    ("response.created", {"type": "response.created", "response": {"id": "r1"}}),
+                    (
+                        "response.output_item.done",
+                        {"type": "response.output_item.done", "item": item},
+                    ),
+                    (
+                        "response.completed",
+                        {"type": "response.completed", "response": {"id": "r1", "usage": usage}},
+                    ),
+                ]
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for name, data in events:
+                    self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+                self.wfile.flush()
 
             def _gemini(self, path: str) -> None:
                 chunk = {
