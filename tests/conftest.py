@@ -20,19 +20,29 @@ from zeromem_cli.cli import app
 # ``semantic`` turn it back on (``isolated_home``).
 os.environ["ZEROMEM_SEARCH_SEMANTIC"] = "off"
 
-SCOPE_ENV = ("ZEROMEM_DB", "ZEROMEM_USER", "ZEROMEM_AGENT", "ZEROMEM_SESSION", "NO_COLOR")
+SCOPE_ENV = (
+    "ZEROMEM_DB",
+    "ZEROMEM_USER",
+    "ZEROMEM_AGENT",
+    "ZEROMEM_SESSION",
+    "ZEROMEM_PROJECT",
+    "NO_COLOR",
+)
 
 
 @pytest.fixture(autouse=True)
 def isolated_home(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> Path:
-    """No test ever touches the real user data dir or inherits scope from the environment.
+    """No test ever touches the real user data dir or inherits scope from the environment,
+    nor a project from the repository the suite runs in (``--project`` defaults to the git
+    repository of the working directory): each test starts in its own empty folder.
 
     Semantic recall (installed by the test extra) is off, through the environment every face
     honours, except in tests marked ``semantic``: the rest of the suite checks the lexical
     behaviour, exactly as without the extra."""
     home = tmp_path / "zeromem-home"
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ZEROMEM_HOME", str(home))
     for name in SCOPE_ENV:
         monkeypatch.delenv(name, raising=False)

@@ -56,7 +56,7 @@ class McpClient:
             command=sys.executable,
             args=["-m", "zeromem_cli", "mcp", "--db", str(db), *options],
             env={"ZEROMEM_HOME": str(home), **_semantic_env(), **(env or {})},
-            cwd=str(REPO),
+            cwd=str(home),  # outside any repository: the server serves no project
         )
         self._stack = ExitStack()
         try:

@@ -14,8 +14,6 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from tests.mcp.helpers import REPO  # noqa: E402
-
 
 def _request(number: int, method: str, params: dict[str, object]) -> str:
     return json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params})
@@ -53,7 +51,7 @@ def _converse(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        cwd=REPO,
+        cwd=tmp_path,
         env={"ZEROMEM_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"},
     )
     assert process.stdin is not None and process.stdout is not None

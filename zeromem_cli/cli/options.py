@@ -162,7 +162,7 @@ class StoreOptions(FrozenRecord):
         ``create`` (default: not ``reading``): a store that does not exist yet is created;
         otherwise nothing is created: the default store reads as empty, and one named by
         ``--db`` / ``ZEROMEM_DB`` is an error naming it (a typo is not an empty store)."""
-        from zeromem_cli.projects import resolve_project
+        from zeromem_cli.owner import resolve_owner
         from zeromem_cli.store import MemoryStore
 
         if self.db is not None and not self.db.strip():
@@ -175,12 +175,18 @@ class StoreOptions(FrozenRecord):
 
         config = settings()
         isolate = self.isolate
+        owner = resolve_owner(
+            self.user,
+            self.agent,
+            self.session,
+            self.project,
+        )
         return MemoryStore(
             db_location(self.db) if self.db else None,
-            user=self.user,
-            agent=self.agent,
-            session=self.session,
-            project=resolve_project(self.project),
+            user=owner.user,
+            agent=owner.agent,
+            session=owner.session,
+            project=owner.project,
             isolate=config.get("scope.isolate_sessions") if isolate is None else isolate,
             max_content_bytes=config.get("add.max_content_bytes"),
             max_tags=config.get("add.max_tags"),

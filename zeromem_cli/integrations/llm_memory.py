@@ -89,17 +89,23 @@ class Where(NamedTuple):
 
     def open(self, config: Config) -> MemoryStore:
         """The store, its ``--project auto`` resolved from the current directory."""
-        from zeromem_cli.projects import resolve_project
+        from zeromem_cli.owner import resolve_owner
         from zeromem_cli.store import MemoryStore
 
         where = self.resolved()
         isolate = config.get("scope.isolate_sessions") if where.isolate is None else where.isolate
+        owner = resolve_owner(
+            where.user,
+            where.agent,
+            where.session,
+            where.project,
+        )
         return MemoryStore(
             db_location(where.db) if where.db else None,
-            user=where.user,
-            agent=where.agent,
-            session=where.session,
-            project=resolve_project(where.project),
+            user=owner.user,
+            agent=owner.agent,
+            session=owner.session,
+            project=owner.project,
             isolate=isolate,
             max_content_bytes=config.get("add.max_content_bytes"),
             max_tags=config.get("add.max_tags"),

@@ -11,6 +11,7 @@ from zeromem_cli.errors import InvalidInputError, NotFoundError
 from zeromem_cli.mcp import envelope
 from zeromem_cli.mcp.budget import Budget, Rendered, shorten_to_fit
 from zeromem_cli.mcp.toolbox import (
+    MAX_GET_ITEMS,
     Toolbox,
     ToolOutput,
     filters_of,
@@ -184,6 +185,12 @@ def get(
     **scope: str | None,
 ) -> ToolOutput:
     """Full records by id and/or key; the ones not found are listed in ``not_found``."""
+    named = len(ids or ()) + len(tags_of(keys))
+    if named > MAX_GET_ITEMS:
+        raise InvalidInputError(
+            f"memory_get takes at most {MAX_GET_ITEMS} ids and keys per call, not {named}: "
+            "ask for fewer (memory_search finds the ones that matter)"
+        )
     view = box.view(**scope)
     budget = box.budget(max_tokens)
     wanted_ids, wanted_keys = ids_of(ids), list(dict.fromkeys(tags_of(keys)))
@@ -280,7 +287,8 @@ def history(
 
 def stats(box: Toolbox, max_tokens: int | None = None, **scope: str | None) -> ToolOutput:
     """This scope's counts as ``zeromem stats --json`` gives them, under ``stats``; the
-    categories (largest first) are cut to the budget."""
+    categories (largest first), then the counts per scope and per operation are cut to the
+    budget."""
     from zeromem_cli.stats import collect
 
     view = box.view(**scope)
@@ -307,9 +315,14 @@ def stats(box: Toolbox, max_tokens: int | None = None, **scope: str | None) -> T
         )
         if budget.fits(data):
             return ToolOutput(text, data)
-        if not categories:
+        if categories:
+            categories.pop()
+        elif report.get("by_scope"):
+            report["by_scope"] = report["by_scope"][:-1]  # the counts per scope, last first
+        elif report.get("operations"):
+            report["operations"] = {}
+        else:
             raise InvalidInputError(f"max_tokens {budget.max_tokens} is too small for the stats")
-        categories.pop()
         truncated = True
 
 

@@ -67,15 +67,19 @@ class Toolbox:
         record_operation(store, op, results, tokens, enabled=self.log)
 
 
+# The most ids and keys one memory_get may name: far more full records than any budget holds
+# (mcp.max_tokens_cap), few enough that a call is answered at once.
+MAX_GET_ITEMS = 100
+
+
 def ids_of(ids: Sequence[int] | None) -> list[int]:
     """Distinct memory ids, in order; each a positive whole number."""
-    found: list[int] = []
+    found: dict[int, None] = {}
     for value in ids or ():
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InvalidInputError(f"not a memory id: {value!r}")
-        if value not in found:
-            found.append(value)
-    return found
+        found[value] = None
+    return list(found)
 
 
 def tags_of(tags: Sequence[str] | str | None) -> tuple[str, ...]:

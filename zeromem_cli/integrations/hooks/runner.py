@@ -166,15 +166,22 @@ def _open(
     session of both unless isolated. Injection adds the user's project-less memories
     (``pack(inherit=True)``): never another project's. ``read_only``: the run only injects,
     so a database on read-only media opens read-only."""
-    from zeromem_cli.projects import AUTO, resolve_project
+    from zeromem_cli.owner import resolve_owner
 
     isolate = config.get("scope.isolate_sessions") if where.isolate is None else where.isolate
+    owner = resolve_owner(
+        where.user,
+        where.agent,
+        where.session,
+        where.project,
+        cwd=payload.cwd or None,
+    )
     return opener(
         path,
-        user=where.user,
-        agent=where.agent,
-        session=where.session,
-        project=resolve_project(where.project or AUTO, payload.cwd or None),
+        user=owner.user,
+        agent=owner.agent,
+        session=owner.session,
+        project=owner.project,
         isolate=isolate,
         max_content_bytes=config.get("add.max_content_bytes"),
         max_tags=config.get("add.max_tags"),
