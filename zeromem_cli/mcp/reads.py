@@ -321,8 +321,15 @@ def stats(box: Toolbox, max_tokens: int | None = None, **scope: str | None) -> T
             report["by_scope"] = report["by_scope"][:-1]  # the counts per scope, last first
         elif report.get("operations"):
             report["operations"] = {}
+        elif report.get("vectors"):
+            report["vectors"] = {}
         else:
-            raise InvalidInputError(f"max_tokens {budget.max_tokens} is too small for the stats")
+            # Nothing left to cut: what fits of a budget this small is nothing, said so.
+            text, data = budget.stamp(
+                TRUNCATED_NOTE + "\n",
+                {"stats": {}, "truncated": True, "tokens": 0, "max_tokens": 0},
+            )
+            return ToolOutput(text, data)
         truncated = True
 
 
