@@ -464,17 +464,11 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     date,
     importance,
     pinned,
-    recency,
-    recency_half_life_days,
     related,
     related_share,
     related_max_matches,
     session,
-    aggregate_session,
     context,
-    assistant,
-    answer,
-    answer_longest,
     context_sources,
     context_span,
     context_decay,
@@ -505,17 +499,11 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     _set(self, "date", date)
     _set(self, "importance", importance)
     _set(self, "pinned", pinned)
-    _set(self, "recency", recency)
-    _set(self, "recency_half_life_days", recency_half_life_days)
     _set(self, "related", related)
     _set(self, "related_share", related_share)
     _set(self, "related_max_matches", related_max_matches)
     _set(self, "session", session)
-    _set(self, "aggregate_session", aggregate_session)
     _set(self, "context", context)
-    _set(self, "assistant", assistant)
-    _set(self, "answer", answer)
-    _set(self, "answer_longest", answer_longest)
     _set(self, "context_sources", context_sources)
     _set(self, "context_span", context_span)
     _set(self, "context_decay", context_decay)

@@ -9,9 +9,9 @@ from storage -> the ranking of ``zeromem_cli.ranking`` (its docstring writes the
    (``storage.candidates``); the best ``limit + pool`` are kept. The query's related English
    words (``text.related``) are ranked in a second pass merged at
    ``ranking.factors.merged_candidates``.
-2. Re-scoring: BM25 times the per-candidate multipliers (importance, pinned, recency, a date
-   the query names), plus the coverage bonus, then the list factors (assistant's turns,
-   answer kind, session evidence, conversation context), each a function of
+2. Re-scoring: BM25 times the per-candidate multipliers (importance, pinned, a date the
+   query names), plus the coverage bonus, then the list factors (session evidence,
+   conversation context), each a function of
    ``ranking.factors`` weighed by a field of ``Tuning``. None can lift a memory that does not
    match the query.
 
@@ -20,7 +20,6 @@ The score (higher is better) is what ``Memory.score`` carries and what ``--min-s
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -36,7 +35,6 @@ from zeromem_cli.storage import candidates as storage
 from zeromem_cli.storage import memories as stored
 from zeromem_cli.storage.candidates import BM25_WEIGHTS
 from zeromem_cli.storage.sqlite.window import any_of
-from zeromem_cli.text.answers import answer_kinds, holds_answer
 from zeromem_cli.text.dates import DateHint, date_hint
 from zeromem_cli.text.lexicon import IRREGULAR_FORMS
 from zeromem_cli.text.normalize import fold, latin_words, simplified
@@ -50,9 +48,7 @@ from zeromem_cli.text.query import (
     quote,
 )
 from zeromem_cli.text.related import related_words
-from zeromem_cli.text.speakers import ASSISTANT_LABELS, speaker_of, told_by_you
 from zeromem_cli.text.spelling import spelling_variants
-from zeromem_cli.times import from_iso
 
 # Search's knobs are fields of the one ``Tuning`` record (``zeromem_cli/ranking/tuning.json``);
 # ``Ranking`` is its name here, kept for callers (``store.search(..., ranking=...)``).
@@ -119,14 +115,12 @@ def run_search(
     words = list(query.content) if ranking.coverage or ranking.session else []
     return _rescored(
         ranked,
-        asked,
         ranking,
         hint,
         words,
         filters,
         limit,
         (related, holders),
-        query.text,
         lambda memory, span, window: stored.neighbours(
             conn, memory.scope, filters, now, memory, span, window
         ),
@@ -239,7 +233,7 @@ def run_fts_search(
         return []
     storage.check_expression(expression)
     ranked = storage.ranked(conn, scope, now, expression, filters, _candidates(limit, ranking))
-    return _rescored(ranked, now, ranking, None, [], filters, limit)
+    return _rescored(ranked, ranking, None, [], filters, limit)
 
 
 def _split_pairs(conn: sqlite3.Connection, query: ParsedQuery, limit: int) -> tuple[str, ...]:
@@ -260,21 +254,19 @@ def _candidates(limit: int, ranking: Ranking) -> int:
 
 def _rescored(
     ranked: list[tuple[sqlite3.Row, float]],
-    now: datetime,
     ranking: Ranking,
     hint: DateHint | None,
     words: list[str],
     filters: Filters,
     limit: int,
     related: tuple[Mapping[str, Sequence[str]], set[int]] | None = None,
-    query_text: str | None = None,
     neighbours: Neighbours | None = None,
 ) -> list[tuple[sqlite3.Row, float]]:
     """Stage 2: the candidates re-scored by the factors of ``ranking.factors``, best first,
     the first ``limit`` kept. ``related``: query words with their related words
     (``_related``), and the ids of the memories the related pass found (only those can hold
-    one). ``query_text``: the question as asked (``aggregates``). ``neighbours``: reads the
-    memories written next to one in its session (conversation context; None: none)."""
+    one). ``neighbours``: reads the memories written next to one in its session
+    (conversation context; None: none)."""
     rows = [row for row, _ in ranked]
     in_period = hint.test if hint is not None else None
     found = _found(words, rows)
@@ -282,7 +274,7 @@ def _rescored(
     if related and related[1] and words:
         _add_related(shares, found, words, rows, related, ranking.related_share)
     coverage = [sum(held) / len(held) if held else 0.0 for held in shares]
-    base = [_score(row, rank, now, ranking, in_period) for row, rank in ranked]
+    base = [_score(row, rank, ranking, in_period) for row, rank in ranked]
     # Coverage is added on the scale of the best candidate: holding the whole query is worth
     # ``ranking.coverage`` times the top score, whatever the query's BM25 magnitude.
     top = max(base, default=0.0)
@@ -290,16 +282,7 @@ def _rescored(
         (row, score + factors.coverage_bonus(share, top, len(row["content"]), ranking))
         for row, score, share in zip(rows, base, coverage, strict=True)
     ]
-    if ranking.assistant > 0 and query_text is not None and told_by_you(query_text):
-        scored = _said_by_the_assistant(scored, ranking.assistant)
-    if ranking.answer > 0 and query_text is not None:
-        kinds = answer_kinds(query_text)
-        if kinds:
-            scored = _holding_an_answer(scored, kinds, ranking)
     session, context = ranking.session, ranking.context
-    if (session > 0 or context > 0) and query_text is not None and aggregates(query_text):
-        session *= ranking.aggregate_session
-        context *= ranking.aggregate_session
     if session > 0 and words:
         scored = _session_evidence(scored, found, session)
     if context > 0 and neighbours is not None:
@@ -308,56 +291,6 @@ def _rescored(
     if filters.min_score is not None:
         scored = [pair for pair in scored if pair[1] >= filters.min_score]
     return scored[:limit]
-
-
-def _said_by_the_assistant(
-    scored: list[tuple[sqlite3.Row, float]], weight: float
-) -> list[tuple[sqlite3.Row, float]]:
-    """The assistant's turns (``text.speakers.ASSISTANT_LABELS``) gain ``weight`` of their
-    score: the question asks what it said, and the user's turns around it share its words."""
-    tuning = DEFAULT_TUNING._replace(assistant=weight)
-    return [
-        (
-            row,
-            score
-            * factors.assistant_factor(
-                bool(ASSISTANT_LABELS.intersection(speaker_of(row["content"])[:1])), tuning
-            ),
-        )
-        for row, score in scored
-    ]
-
-
-def _holding_an_answer(
-    scored: list[tuple[sqlite3.Row, float]], kinds: tuple[str, ...], ranking: Tuning
-) -> list[tuple[sqlite3.Row, float]]:
-    """The candidates holding an answer of the kinds the question asks for gain
-    ``ranking.answer`` of their score (``factors.answer_factor``): "how long have you used
-    it?" is answered by "for about 6 months", which shares no word with it. A memory longer
-    than ``coverage_chars`` gains in proportion (a long answer holds some date or number
-    whatever it is about), and one past ``answer_longest`` times it is not even tested (it
-    would gain little, and testing it costs the most)."""
-    longest = ranking.answer_longest * ranking.coverage_chars
-    out = []
-    for row, score in scored:
-        size = len(row["content"])
-        held = size <= longest and holds_answer(kinds, row["content"])
-        out.append((row, score * factors.answer_factor(held, size, ranking)))
-    return out
-
-
-_AGGREGATE = re.compile(
-    r"\b(?:how many|how much|in total|total|altogether|combined|both|all (?:the|of)|"
-    r"each of|every time|so far)\b"
-    r"|,\s*the\b[^?]*\bor\b",  # a choice between two things: "which first, the A or the B?"
-    re.IGNORECASE,
-)
-
-
-def aggregates(text: str) -> bool:
-    """Whether a question adds things up ("how many", "in total", "both of my"): its answer
-    is usually spread over several conversations."""
-    return _AGGREGATE.search(text) is not None
 
 
 def _add_related(
@@ -509,18 +442,15 @@ def _all_words_match(
 def _score(
     row: sqlite3.Row,
     rank: float,
-    now: datetime,
     ranking: Tuning,
     in_period: Callable[[str], bool] | None,
 ) -> float:
     """BM25 relevance (FTS5's rank is negative: lower is better) times the per-candidate
     multipliers of ``ranking.factors``."""
-    age_days = (now - from_iso(row["created_at"])).total_seconds() / 86400
     return (
         -rank
         * factors.importance_factor(row["importance"], ranking)
         * factors.pinned_factor(bool(row["pinned"]), ranking)
-        * factors.recency_factor(age_days, ranking)
         * factors.date_factor(in_period is not None and in_period(row["created_at"]), ranking)
     )
 
@@ -624,7 +554,6 @@ __all__ = [
     "BM25_WEIGHTS",
     "DEFAULT_RANKING",
     "Ranking",
-    "aggregates",
     "date_hint",
     "run_fts_search",
     "run_search",

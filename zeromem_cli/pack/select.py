@@ -58,7 +58,6 @@ from zeromem_cli.ranking import factors
 from zeromem_cli.ranking.context import lent_by_neighbours
 from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
 from zeromem_cli.search import (
-    aggregates,
     held_by_few,
     may_hold_common_words,
     run_search,
@@ -627,9 +626,7 @@ def pack(
             )
         # A session is a conversation (``ranking.context``): a hit written in one lends to
         # the memories written around it in that session (its origin), whichever session
-        # asks, and those join the candidates. Not for a question adding things up ("how
-        # many", "both"): its answers are spread over many conversations.
-        weight = weights.context * (tuning.aggregate_session if aggregates(query) else 1.0)
+        # asks, and those join the candidates.
         lent = lent_by_neighbours(
             relevance,
             memories,
@@ -637,7 +634,7 @@ def pack(
                 conn, memory.scope, filters, now, memory, span, window
             ),
             tuning._replace(context_window_minutes=weights.context_window_minutes),
-            weight,
+            weights.context,
             found=memories,
         )
     exclude = set(exclude)
@@ -663,7 +660,8 @@ def pack(
     for memory_id in exclude:
         memories.pop(memory_id, None)  # relevance keeps its scale: the best hit still counts
     # A question naming one speaker of a conversation: that one's turns first.
-    factor = spoken_by_named(asked, memories, tuning.speaker) if relevance else {}
+    named = spoken_by_named(asked, memories) if relevance and tuning.speaker > 0 else set()
+    factor = dict.fromkeys(named, factors.speaker_factor(tuning))
     # The first turn of a conversation holds its news (``factors.opener_factor``): its own
     # relevance counts more, not what its neighbours lend it.
     in_sessions = [i for i in relevance if i in memories and memories[i].session]
