@@ -26,7 +26,7 @@ exceeds the budget. Steps:
    exact tokenizer merged differently at a boundary, the lowest-scored memory goes until it fits.
 
 Formatting lives in ``format.py``; in a session, neighbours of the best hits borrow
-relevance (``context.py``). ``MemoryStore.pack`` runs ``pack`` over its connection, scope and
+relevance (``ranking.context``). ``MemoryStore.pack`` runs ``pack`` over its connection, scope and
 clock, and records the access of what was packed; the query is parsed once per call.
 """
 
@@ -58,7 +58,6 @@ from zeromem_cli.ranking import factors
 from zeromem_cli.ranking.context import lent_by_neighbours
 from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
 from zeromem_cli.search import (
-    aggregates,
     held_by_few,
     may_hold_common_words,
     run_search,
@@ -196,7 +195,7 @@ def score_candidates(
     * (w_rel + w_imp * importance + w_rec * recency + w_acc * access)``, so they reorder
     memories of similar relevance but cannot lift a barely matching one above a strong match
     (measured on LoCoMo: the additive form let recency push evidence out). Without a query the
-    parts simply add up. ``context`` is relevance lent by neighbours (``context.py``), added to
+    parts simply add up. ``context`` is relevance lent by neighbours (``ranking.context``), added to
     a memory's own relevance on the same scale; ``own`` multiplies a memory's own relevance
     (session openers), ``factor`` its whole relevance, the lent part included
     (``speakers.py``).
@@ -646,9 +645,7 @@ def pack(
             )
         # A session is a conversation (``ranking.context``): a hit written in one lends to
         # the memories written around it in that session (its origin), whichever session
-        # asks, and those join the candidates. Not for a question adding things up ("how
-        # many", "both"): its answers are spread over many conversations.
-        weight = weights.context * (tuning.aggregate_session if aggregates(query) else 1.0)
+        # asks, and those join the candidates.
         lent = lent_by_neighbours(
             relevance,
             memories,
@@ -656,7 +653,7 @@ def pack(
                 conn, memory.scope, filters, now, memory, span, window
             ),
             tuning._replace(context_window_minutes=weights.context_window_minutes),
-            weight,
+            weights.context,
             found=memories,
         )
     exclude = set(exclude)
@@ -682,7 +679,8 @@ def pack(
     for memory_id in exclude:
         memories.pop(memory_id, None)  # relevance keeps its scale: the best hit still counts
     # A question naming one speaker of a conversation: that one's turns first.
-    factor = spoken_by_named(asked, memories, tuning.speaker) if relevance else {}
+    named = spoken_by_named(asked, memories) if relevance and tuning.speaker > 0 else set()
+    factor = dict.fromkeys(named, factors.speaker_factor(tuning))
     # The first turn of a conversation holds its news (``factors.opener_factor``): its own
     # relevance counts more, not what its neighbours lend it.
     in_sessions = [i for i in relevance if i in memories and memories[i].session]
