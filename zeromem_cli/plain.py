@@ -630,3 +630,13 @@ def _init_SecretRule(  # type: ignore[no-untyped-def]
 
 
 INITS["text.secrets.SecretRule"] = _init_SecretRule
+
+
+def _init_Duration(  # type: ignore[no-untyped-def]
+    self, months, seconds
+):
+    _set(self, "months", months)
+    _set(self, "seconds", seconds)
+
+
+INITS["times.Duration"] = _init_Duration
