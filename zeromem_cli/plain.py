@@ -500,7 +500,6 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     feedback,
     opener,
     opener_hits,
-    speaker,
     semantic_sure,
     semantic_tail,
     semantic_floor,
@@ -540,7 +539,6 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     _set(self, "feedback", feedback)
     _set(self, "opener", opener)
     _set(self, "opener_hits", opener_hits)
-    _set(self, "speaker", speaker)
     _set(self, "semantic_sure", semantic_sure)
     _set(self, "semantic_tail", semantic_tail)
     _set(self, "semantic_floor", semantic_floor)

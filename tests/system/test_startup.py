@@ -101,7 +101,6 @@ _NOT_FOR = {
         "zeromem_cli.cli.memories",
         "zeromem_cli.cli.pack",
         "zeromem_cli.pack.tokens",
-        "zeromem_cli.pack.speakers",
         "hashlib",
         "gzip",
         "base64",

@@ -51,7 +51,6 @@ from zeromem_cli.pack.format import (
     masked_content,
     plain_content,
 )
-from zeromem_cli.pack.speakers import spoken_by_named
 from zeromem_cli.pack.tokens import Tokenizer, get_tokenizer
 from zeromem_cli.plain import FrozenRecord, Record, field
 from zeromem_cli.ranking import factors
@@ -186,7 +185,6 @@ def score_candidates(
     weights: Weights,
     now: datetime,
     context: dict[int, float] | None = None,
-    factor: dict[int, float] | None = None,
     own: dict[int, float] | None = None,
 ) -> list[Candidate]:
     """Score parts of each memory, best first (pinned before all others).
@@ -197,18 +195,16 @@ def score_candidates(
     (measured on LoCoMo: the additive form let recency push evidence out). Without a query the
     parts simply add up. ``context`` is relevance lent by neighbours (``ranking.context``), added to
     a memory's own relevance on the same scale; ``own`` multiplies a memory's own relevance
-    (session openers), ``factor`` its whole relevance, the lent part included
-    (``speakers.py``).
+    (session openers).
     """
     context = context or {}
-    factor = factor or {}
     own = own or {}
     top = max(relevance.values(), default=0.0)
     candidates = []
     for memory in memories:
         lent = context.get(memory.id, 0.0) / top if top > 0 else 0.0
         mine = relevance.get(memory.id, 0.0) * own.get(memory.id, 1.0)
-        rel = (mine / top + lent) * factor.get(memory.id, 1.0) if top > 0 else 0.0
+        rel = mine / top + lent if top > 0 else 0.0
         imp = memory.importance / 10
         rec = _recency(memory, now, weights.half_life_days)
         acc = _access(memory.access_count)
@@ -621,11 +617,9 @@ def pack(
     relevance: dict[int, float] = {}
     memories: dict[int, Memory] = {}
     lent: dict[int, float] = {}
-    asked: tuple[str, ...] = ()  # the question's content words
     scopes = _read_scopes(scope) if inherit else [scope]
     if query is not None and query.strip():
         parsed = parse_query(require_utf8(query, "query"))
-        asked = parsed.content
         hits = _search(conn, scopes, now, parsed, pool, filters, as_of, tuning, query_vector)
         _add_relevance(hits, 1.0, relevance, memories)
         few: Callable[[str], bool] | None = None
@@ -678,9 +672,6 @@ def pack(
             memories.setdefault(memory.id, memory)
     for memory_id in exclude:
         memories.pop(memory_id, None)  # relevance keeps its scale: the best hit still counts
-    # A question naming one speaker of a conversation: that one's turns first.
-    named = spoken_by_named(asked, memories) if relevance and tuning.speaker > 0 else set()
-    factor = dict.fromkeys(named, factors.speaker_factor(tuning))
     # The first turn of a conversation holds its news (``factors.opener_factor``): its own
     # relevance counts more, not what its neighbours lend it.
     in_sessions = [i for i in relevance if i in memories and memories[i].session]
@@ -692,7 +683,7 @@ def pack(
         else {}
     )
     candidates = score_candidates(
-        list(memories.values()), relevance, weights, as_of or now, lent, factor, openers
+        list(memories.values()), relevance, weights, as_of or now, lent, openers
     )
     chosen, text, tokens = fill(candidates, formatter, counter, budget, pinned_share)
     return PackResult(

@@ -156,11 +156,6 @@ def opener_factor(tuning: Tuning) -> float:
     return 1.0 + tuning.opener
 
 
-def speaker_factor(tuning: Tuning) -> float:
-    """A turn spoken by someone the question names gains ``tuning.speaker``."""
-    return 1.0 + tuning.speaker
-
-
 FACTORS: tuple[Factor, ...] = (
     Factor("prefix variants", "search, pack", "candidates", "query words", (("prefix", False),)),
     Factor("verb variants", "search, pack", "candidates", "query words", (("variants", False),)),
@@ -203,9 +198,6 @@ FACTORS: tuple[Factor, ...] = (
         "pseudo-relevance feedback", "pack", "bonus", "words of the best hits", (("feedback", 0.0),)
     ),
     Factor("session opener", "pack", "multiplier", "first turn of a session", (("opener", 0.0),)),
-    Factor(
-        "named speaker", "pack", "multiplier", "speaker label, query words", (("speaker", 0.0),)
-    ),
     Factor(
         "pack importance/recency/access",
         "pack",

@@ -73,7 +73,6 @@ class Tuning(FrozenRecord):
     feedback: float = _DEFAULTS["feedback"]
     opener: float = _DEFAULTS["opener"]
     opener_hits: int = _DEFAULTS["opener_hits"]
-    speaker: float = _DEFAULTS["speaker"]
     semantic_sure: float = _DEFAULTS["semantic_sure"]
     semantic_tail: int = _DEFAULTS["semantic_tail"]
     semantic_floor: float = _DEFAULTS["semantic_floor"]
