@@ -495,9 +495,6 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     pack_context,
     access_saturation,
     near_duplicate,
-    feedback_docs,
-    feedback_terms,
-    feedback,
     opener,
     opener_hits,
     semantic_sure,
@@ -534,9 +531,6 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     _set(self, "pack_context", pack_context)
     _set(self, "access_saturation", access_saturation)
     _set(self, "near_duplicate", near_duplicate)
-    _set(self, "feedback_docs", feedback_docs)
-    _set(self, "feedback_terms", feedback_terms)
-    _set(self, "feedback", feedback)
     _set(self, "opener", opener)
     _set(self, "opener_hits", opener_hits)
     _set(self, "semantic_sure", semantic_sure)

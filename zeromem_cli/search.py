@@ -142,21 +142,8 @@ RELATED_MAX_MATCHES = DEFAULT_TUNING.related_max_matches
 def is_common(conn: sqlite3.Connection, word: str, more_than: int = RELATED_MAX_MATCHES) -> bool:
     """Whether ``word`` (exactly, no variants) matches more than ``more_than`` memories:
     probed without ranking, a walk of at most that many index entries. An added word this
-    common weighs little in BM25 and costs a search the most (related words, pack's feedback)."""
+    common weighs little in BM25 and costs a search the most (related words)."""
     return storage.holds_at_least(conn, [quote(word)], more_than + 1)
-
-
-def held_by_few(conn: sqlite3.Connection, word: str, most: int = RELATED_MAX_MATCHES) -> bool:
-    """Whether ``word``, exactly, is held by at least one and at most ``most`` memories. On a
-    store that large, a word added to a query (pack's feedback) must be: a common one says
-    little and costs its search the most, and one held only through its prefix variant (a
-    stem like ``migrat``) may be common through it, which only a costly prefix probe tells."""
-    return 0 < storage.count_matches(conn, quote(word), most + 1) <= most
-
-
-def may_hold_common_words(conn: sqlite3.Connection, more_than: int = RELATED_MAX_MATCHES) -> bool:
-    """Whether any word of the store can match more than ``more_than`` memories."""
-    return storage.larger_than(conn, more_than)
 
 
 def _rare_related(

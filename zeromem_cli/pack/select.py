@@ -6,12 +6,8 @@ exceeds the budget. Steps:
 
 1. Candidates: up to ``pool`` search hits for the query (none without a query) plus the
    pinned memories (with a query, only as many as the budget can hold, ``_pinned``) and,
-   without a query, the most important and most recent ones. With a query,
-   pseudo-relevance feedback: a second search for the most distinctive words of the best
-   hits (``expansion_terms``) adds its hits, and 0.3 times its relative score to relevance,
-   so a memory phrased unlike the question but like its best answers can rise; in a store of
-   conversations, only its hits in the best hits' own conversations (``near_feedback``).
-2. Score (relevance: the first search's score relative to its best hit, plus feedback): with a
+   without a query, the most important and most recent ones.
+2. Score (relevance: the search's score relative to its best hit): with a
    query ``relevance * (w_rel + importance * w_imp + recency * w_rec + access *
    w_acc)``, without one the last three parts added; each part in 0..1 (relevance relative to
    the best hit of this query, importance / 10, recency halving every ``half_life_days``,
@@ -32,10 +28,8 @@ clock, and records the access of what was packed; the query is parsed once per c
 
 from __future__ import annotations
 
-import math
 import sqlite3
-from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -56,15 +50,11 @@ from zeromem_cli.plain import FrozenRecord, Record, field
 from zeromem_cli.ranking import factors
 from zeromem_cli.ranking.context import lent_by_neighbours
 from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
-from zeromem_cli.search import (
-    held_by_few,
-    may_hold_common_words,
-    run_search,
-)
+from zeromem_cli.search import run_search
 from zeromem_cli.storage import memories as stored
 from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import ParsedQuery, parse_query
-from zeromem_cli.text.similarity import features, word_features
+from zeromem_cli.text.similarity import features
 from zeromem_cli.times import from_iso
 
 _EMPTY = Memory(id=0, uid="", content="", category="", created_at="0000-00-00")
@@ -352,74 +342,14 @@ def fill(
         dropped.status = "dropped: the whole text counted over budget"
 
 
-def expansion_terms(
-    query: str | ParsedQuery,
-    hits: Sequence[Memory],
-    common: Callable[[str], bool] | None = None,
-    tuning: Tuning = DEFAULT_TUNING,
-) -> list[str]:
-    """Pseudo-relevance feedback: the words that best characterise the top hits.
-
-    The words of the ``feedback_docs`` best hits that the query lacks, each weighted by how
-    rare it is among all ``hits`` (a word in every candidate says nothing), summed over the
-    top hits; the ``feedback_terms`` heaviest, ties broken alphabetically (deterministic).
-    ``common(word)``: words to pass over for the next heaviest (``search.held_by_few``: on a
-    large store a word held by thousands of memories says little and is the costliest part
-    of the feedback search), at most ``2 * feedback_terms`` of them asked about (``Tuning``).
-    """
-    if not hits:
-        return []
-    asked = word_features(query.words) if isinstance(query, ParsedQuery) else features(query)
-    words = [features(hit.content) - asked for hit in hits]
-    frequency = Counter(word for found in words for word in found)
-    weight: dict[str, float] = {}
-    for found in words[: tuning.feedback_docs]:
-        for word in found:
-            if len(word) >= 3 and not word.isdigit():
-                weight[word] = weight.get(word, 0.0) + math.log((len(hits) + 1) / frequency[word])
-    ranked = [
-        word for word, value in sorted(weight.items(), key=lambda i: (-i[1], i[0])) if value > 0
-    ]
-    if common is None:
-        return ranked[: tuning.feedback_terms]
-    kept: list[str] = []
-    for word in ranked[: 2 * tuning.feedback_terms]:
-        if not common(word):
-            kept.append(word)
-            if len(kept) == tuning.feedback_terms:
-                break
-    return kept
-
-
-def near_feedback(
-    hits: Sequence[Memory], feedback: Sequence[Memory], docs: int = DEFAULT_TUNING.feedback_docs
-) -> list[Memory]:
-    """The feedback hits that may add relevance: those written in a conversation (origin
-    session) that one of the ``docs`` best hits of the question was written in, and
-    every one written outside a session.
-
-    The feedback words are the best hits' own, so elsewhere in a store of conversations they
-    mostly find the same topic talked about another day, which crowds out the question's
-    own evidence; inside the best hits' conversations they find the turns that answer it in
-    other words. Chosen on LoCoMo's tuning half (``python -m benchmarks.pack_recall``, pack
-    @1000: every feedback hit at 0.3 0.812; outside ones at 0.15 / 0.1 / 0: 0.815 / 0.815 /
-    0.817; inside ones at 0.4 or 0.5 lower; 3 or 10 best hits' conversations 0.816).
-    A store without sessions is unchanged.
-    """
-    near = {hit.scope for hit in hits[:docs] if hit.session is not None}
-    return [hit for hit in feedback if hit.session is None or hit.scope in near]
-
-
 def _add_relevance(
     hits: Sequence[Memory],
     share: float,
     relevance: dict[int, float],
     memories: dict[int, Memory],
-    search: Sequence[Memory] | None = None,
 ) -> None:
-    """Add ``share`` times each hit's score relative to the best hit of its search (``search``
-    when ``hits`` are some of its results, else ``hits`` themselves)."""
-    top = max((hit.score or 0.0 for hit in (hits if search is None else search)), default=0.0)
+    """Add ``share`` times each hit's score relative to the best hit."""
+    top = max((hit.score or 0.0 for hit in hits), default=0.0)
     for hit in hits:
         part = max(hit.score or 0.0, 0.0) / top if top > 0 else 0.0
         relevance[hit.id] = relevance.get(hit.id, 0.0) + share * part
@@ -622,21 +552,6 @@ def pack(
         parsed = parse_query(require_utf8(query, "query"))
         hits = _search(conn, scopes, now, parsed, pool, filters, as_of, tuning, query_vector)
         _add_relevance(hits, 1.0, relevance, memories)
-        few: Callable[[str], bool] | None = None
-        if may_hold_common_words(conn):  # a large store: feedback words held by a few only
-            few = lambda word: not held_by_few(conn, word)  # noqa: E731
-        expansion = expansion_terms(parsed, hits, few, tuning) if tuning.feedback > 0 else []
-        if expansion:
-            second = _search(
-                conn, scopes, now, parse_query(" ".join(expansion)), pool, filters, as_of, tuning
-            )
-            _add_relevance(
-                near_feedback(hits, second, tuning.feedback_docs),
-                tuning.feedback,
-                relevance,
-                memories,
-                second,
-            )
         # A session is a conversation (``ranking.context``): a hit written in one lends to
         # the memories written around it in that session (its origin), whichever session
         # asks, and those join the candidates.

@@ -194,9 +194,6 @@ FACTORS: tuple[Factor, ...] = (
             ("pack_context", 0.0),
         ),
     ),
-    Factor(
-        "pseudo-relevance feedback", "pack", "bonus", "words of the best hits", (("feedback", 0.0),)
-    ),
     Factor("session opener", "pack", "multiplier", "first turn of a session", (("opener", 0.0),)),
     Factor(
         "pack importance/recency/access",
