@@ -24,12 +24,10 @@ Search's score of a memory ``m`` for a query ``q`` (higher is better; ``t`` the 
 where ``L(m) = min(1, t.coverage_chars / len(m))`` and ``Lc(m) = min(1, t.context_lend_chars /
 len(m))``.
 
-Pack's score, relevance ``r(m)`` being search's score over the best hit's, plus
-``t.feedback`` times the relative score of a second search for the best hits' own words
-(``near_feedback``), plus what a neighbour lends (``context.py``, weight ``t.pack_context``)::
+Pack's score, relevance ``r(m)`` being search's score over the best hit's, plus what a
+neighbour lends (``context.py``, weight ``t.pack_context``)::
 
-    rel(m)   = (r(m) * (1 + t.opener if m opens its session) + lent(m))
-               * (1 + t.speaker if q names m's speaker and not every speaker)
+    rel(m)   = r(m) * (1 + t.opener if m opens its session) + lent(m)
     score(m) = rel(m) * (t.pack_relevance + t.pack_importance * importance / 10
                          + t.pack_recency * 0.5 ** (age / t.pack_half_life_days)
                          + t.pack_access * log1p(uses) / log1p(t.access_saturation))

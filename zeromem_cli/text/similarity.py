@@ -60,9 +60,9 @@ def _stem(word: str) -> str:
     return word
 
 
-# Texts whose features are kept (a few MB at most): pack computes them for every search hit
-# it weighs feedback words over (200 per pack), and a long-lived process (the MCP server, a
-# library user) packs the same memories again and again. A one-shot command gains nothing.
+# Texts whose features are kept (a few MB at most): pack computes them for the memories it
+# compares for near-duplicates, and a long-lived process (the MCP server, a library user)
+# packs the same memories again and again. A one-shot command gains nothing.
 FEATURE_CACHE = 4096
 
 
