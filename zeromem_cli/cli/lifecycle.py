@@ -22,7 +22,6 @@ from zeromem_cli.cli.options import (
     store_options,
 )
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.oplog import record_operation
 
 if TYPE_CHECKING:
     from zeromem_cli.lifecycle import Selection
@@ -164,7 +163,7 @@ def forget(
             state=state,
             limit=limit,
         )
-        selected = lifecycle.select(store, selection)
+        selected = store.select(selection)
         count = len(selected)
         verb = "purge" if purge else "forget"
         action = "purged" if purge else "forgotten"
@@ -187,8 +186,7 @@ def forget(
         confirm_or_refuse(question, yes)
         ids = [m.id for m in selected]
         if purge:
-            result = lifecycle.purge(store, ids)
-            record_operation(store, "purge", result.purged)
+            result = store.purge(ids)
             render.message(f"purged {_plural(result.purged)}")
             if not result.wal_truncated:
                 render.warning(
@@ -198,8 +196,7 @@ def forget(
             if as_json:
                 render.changed(action, ids, wal_truncated=result.wal_truncated)
         else:
-            forgotten = lifecycle.forget(store, ids)
-            record_operation(store, "forget", forgotten)
+            forgotten = store.forget(*ids, strict=False)
             render.message(f"forgot {_plural(forgotten)}")
             if as_json:
                 render.changed(action, ids)
@@ -240,7 +237,7 @@ def restore(
             state=lifecycle.TRASH,
             limit=limit,
         )
-        selected = lifecycle.select(store, selection, verb="restore")
+        selected = store.select(selection, verb="restore")
         if dry_run:
             render.memories(selected, render.resolve_format(fmt, as_json))
             render.message(f"would restore {_plural(len(selected))}")
@@ -273,12 +270,10 @@ def show_trash(
     as_json: JsonOption = False,
 ) -> None:
     """List soft-deleted memories (forgotten, expired, archived); `restore ID` brings one back."""
-    from zeromem_cli import lifecycle
-
     if reason is not None and reason not in ("forgotten", "expired", "archived"):
         raise InvalidInputError(f"--reason is forgotten, expired or archived, not {reason!r}")
     with where.open(reading=True) as store:
-        items = lifecycle.trash(store, reason=reason, limit=limit)
+        items = store.trash(reason=reason, limit=limit)
     render.trash(items, render.resolve_format(fmt, as_json))
 
 
@@ -310,9 +305,7 @@ def gc(
     )
     all_scopes = all(v is None for v in (where.user, where.agent, where.session, where.project))
     with where.open() as store:
-        report = lifecycle.collect_garbage(
-            store, policy, all_scopes=all_scopes, vacuum=vacuum, dry_run=dry_run
-        )
+        report = store.gc(policy, all_scopes=all_scopes, vacuum=vacuum, dry_run=dry_run)
     if as_json:
         print(render.dumps(report.to_dict()))
     elif not quiet:

@@ -160,6 +160,7 @@ class StoreOptions(FrozenRecord):
         to keep --help fast). ``reading``: the command only reads, so a database this
         process cannot write opens read-only instead of failing (``read_only="auto"``)."""
         from zeromem_cli.projects import resolve_project
+        from zeromem_cli.requests import StoreSettings
         from zeromem_cli.store import MemoryStore
 
         config = settings()
@@ -171,12 +172,9 @@ class StoreOptions(FrozenRecord):
             session=self.session,
             project=resolve_project(self.project),
             isolate=config.get("scope.isolate_sessions") if isolate is None else isolate,
-            max_content_bytes=config.get("add.max_content_bytes"),
-            max_tags=config.get("add.max_tags"),
-            max_tag_chars=config.get("add.max_tag_chars"),
-            notice=_notice,
             key_file=self.key_file,
             read_only="auto" if reading else False,
+            settings=StoreSettings.from_config(config, notice=_notice),
         )
 
 

@@ -124,16 +124,15 @@ def pack(
     ] = None,
 ) -> None:
     """Print the most relevant memories that fit a token budget, ready to pipe into an LLM."""
-    from zeromem_cli.oplog import record_operation
     from zeromem_cli.pack.select import Weights
+    from zeromem_cli.requests import PackRequest
     from zeromem_cli.times import parse_since
 
     config = settings()
     text = read_text_argument(query) if query is not None else None
     with where.open(reading=True) as store:
         filters = filters_from_flags(store, category=category, tags=tag, since=since, until=until)
-        result = store.pack(
-            text,
+        request = PackRequest(
             budget=config.choose(budget, "pack.budget"),
             tokenizer=config.choose(tokenizer, "pack.tokenizer"),
             format=config.choose(fmt, "pack.format"),
@@ -146,13 +145,7 @@ def pack(
             pinned_share=config.choose(pinned_share, "pack.pinned_share"),
             as_of=parse_since(as_of, store.now()) if as_of else None,
         )
-        record_operation(
-            store,
-            "pack",
-            len(result.memories),
-            result.tokens,
-            enabled=config.get("log.enabled"),
-        )
+        result = store.pack(text, request)
     for note in result.notes:
         render.warning(f"pack: {note}")
     if explain:

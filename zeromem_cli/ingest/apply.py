@@ -217,7 +217,23 @@ def apply_candidates(
     source: str = "ingest",
 ) -> list[IngestItem]:
     """Write (or plan) every candidate in order; ``category``/``ttl`` override the rules';
-    ``source`` is recorded in each memory's meta (a harness hook names its harness)."""
+    ``source`` is recorded in each memory's meta (a harness hook names its harness). One
+    ``ingest`` in the store's operations log, its searches and writes part of it."""
+    with store.operation(None if dry_run else "ingest") as entry:
+        items = _apply(store, candidates, dry_run, tags, category, ttl, source)
+        entry.results = len(items)
+    return items
+
+
+def _apply(
+    store: MemoryStore,
+    candidates: Sequence[Candidate],
+    dry_run: bool,
+    tags: Iterable[str] | None,
+    category: str | None,
+    ttl: str | None,
+    source: str,
+) -> list[IngestItem]:
     planner = _Planner(store) if dry_run else None
     forgotten: set[int] = set()
     items: list[IngestItem] = []

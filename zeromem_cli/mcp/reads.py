@@ -43,6 +43,7 @@ def context(
     """``pack`` for the agent: pinned core memory plus what ``query`` needs, in the envelope."""
     from zeromem_cli.pack.format import Formatter, masked_content
     from zeromem_cli.pack.select import Weights
+    from zeromem_cli.requests import PackRequest
 
     view = box.view(**scope)
     budget = box.budget(max_tokens)
@@ -65,8 +66,7 @@ def context(
     # JSON string (quotes and line breaks); pack gets the rest of the budget, and memories are
     # dropped from the end below when the escaping of their text costs more than that.
     reserve = budget.data_tokens(budget.stamp(*render([], "", True))[1])
-    result = view.pack(
-        query,
+    request = PackRequest(
         budget=max(1, budget.max_tokens - reserve),
         tokenizer=config.get("pack.tokenizer"),
         format="xml",
@@ -77,6 +77,7 @@ def context(
         inherit=config.get("pack.inherit"),
         pinned_share=config.get("pack.pinned_share"),
     )
+    result = view.pack(query, request)
     memories = list(result.memories)
     left_out = any(c.status.startswith(("over budget", "dropped")) for c in result.candidates)
     formatter = Formatter("xml", envelope.HEADER, masked_content, mask_labels=True)
@@ -90,7 +91,6 @@ def context(
         text = formatter.render(memories)
     if memories:
         view.record_access(m.id for m in memories)
-    box.record(view, "pack", len(memories), data["tokens"])
     return ToolOutput(text, data)
 
 
@@ -131,7 +131,6 @@ def search(
         }
 
     chosen, _, text, data = budget.fill(hits, envelope.hit_xml, lambda h: h, render)
-    box.record(view, "search", len(chosen))
     return ToolOutput(text, data)
 
 
@@ -281,11 +280,9 @@ def history(
 def stats(box: Toolbox, max_tokens: int | None = None, **scope: str | None) -> ToolOutput:
     """This scope's counts as ``zeromem stats --json`` gives them, under ``stats``; the
     categories (largest first) are cut to the budget."""
-    from zeromem_cli.stats import collect
-
     view = box.view(**scope)
     budget = box.budget(max_tokens)
-    report = collect(view).to_dict()
+    report = view.stats().to_dict()
     categories = list(report["by_category"].items())
     truncated = False
     while True:

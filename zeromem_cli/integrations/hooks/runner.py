@@ -167,6 +167,7 @@ def _open(
     (``pack(inherit=True)``): never another project's. ``read_only``: the run only injects,
     so a database on read-only media opens read-only."""
     from zeromem_cli.projects import AUTO, resolve_project
+    from zeromem_cli.requests import StoreSettings
 
     isolate = config.get("scope.isolate_sessions") if where.isolate is None else where.isolate
     return opener(
@@ -176,11 +177,10 @@ def _open(
         session=where.session,
         project=resolve_project(where.project or AUTO, payload.cwd or None),
         isolate=isolate,
-        max_content_bytes=config.get("add.max_content_bytes"),
-        max_tags=config.get("add.max_tags"),
-        max_tag_chars=config.get("add.max_tag_chars"),
         key_file=where.key_file,
         read_only="auto" if read_only else False,
+        # Hooks log nothing: the operations log is for what a person or agent asked.
+        settings=StoreSettings.from_config(config, log=False),
     )
 
 
