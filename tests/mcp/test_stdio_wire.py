@@ -16,6 +16,8 @@ pytest.importorskip("mcp")
 
 from tests.mcp.helpers import REPO  # noqa: E402
 
+pytestmark = pytest.mark.slow  # see docs/development.md
+
 
 def _request(number: int, method: str, params: dict[str, object]) -> str:
     return json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params})

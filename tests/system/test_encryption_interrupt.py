@@ -94,6 +94,7 @@ def test_encrypt_killed_at_any_step_leaves_the_old_store_or_the_new_one(
         assert CANARY.encode() not in path.read_bytes(), path
 
 
+@pytest.mark.slow
 def test_eight_writers_and_readers_on_a_new_encrypted_database(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
