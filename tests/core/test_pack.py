@@ -80,6 +80,7 @@ def test_feedback_finds_a_memory_phrased_like_the_best_answer(store: MemoryStore
     assert all("invoice" not in m.content for m in result.memories)
 
 
+@pytest.mark.slow
 def test_feedback_on_a_large_store_uses_the_rare_words_of_the_best_answer(
     store: MemoryStore,
 ) -> None:

@@ -243,6 +243,7 @@ def kill_mid_write(target: CrashTarget, db: Path) -> int:
     return proc.returncode
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", CRASH_TARGETS, ids=lambda t: t.name)
 def test_sigkill_mid_transaction_is_all_or_nothing(tmp_path: Path, target: CrashTarget) -> None:
     db = tmp_path / "memories.db"
