@@ -35,17 +35,15 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zeromem_cli import validation
 from zeromem_cli.config import SETTINGS
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Filters, Memory, Scope
-from zeromem_cli.pack import DEFAULT_POOL
 from zeromem_cli.pack.format import (
-    ContentOf,
     Formatter,
     cached_content,
     masked_content,
@@ -68,6 +66,9 @@ from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import ParsedQuery, parse_query
 from zeromem_cli.text.similarity import features, word_features
 from zeromem_cli.times import from_iso
+
+if TYPE_CHECKING:
+    from zeromem_cli.requests import PackRequest
 
 _EMPTY = Memory(id=0, uid="", content="", category="", created_at="0000-00-00")
 
@@ -568,22 +569,8 @@ def pack(
     conn: sqlite3.Connection,
     scope: Scope,
     now: datetime,
-    query: str | None = None,
-    *,
-    budget: int = SETTINGS["pack.budget"].default,
-    tokenizer: str = SETTINGS["pack.tokenizer"].default,
-    format: str = SETTINGS["pack.format"].default,
-    header: str | None = None,
-    weights: Weights | None = None,
-    filters: Filters | None = None,
-    pool: int = DEFAULT_POOL,
-    reveal: bool = False,
-    content_of: ContentOf | None = None,
-    inherit: bool = False,
-    pinned_share: float = SETTINGS["pack.pinned_share"].default,
-    exclude: Iterable[int] = (),
-    as_of: datetime | None = None,
-    ranking: Tuning | None = None,
+    query: str | None,
+    request: PackRequest,
     query_vector: Any = None,
 ) -> PackResult:
     """Pack the best memories of ``scope`` for ``query`` into ``budget`` tokens (a read: the
@@ -598,11 +585,28 @@ def pack(
     (``[secret: rule]``, counted in the budget as printed) unless ``reveal``; ``content_of``
     overrides how a memory's text is shown. ``as_of``: when the question is asked (default
     ``now``): the dates it names and recency are reckoned from it. Raises InvalidInputError
-    for a bad budget, format or tokenizer. ``ranking``: the ``Tuning`` of search and pack
-    (default ``DEFAULT_TUNING``; ``weights`` still override its pack weights).
+    for a bad budget, format or tokenizer. Each part is a field of ``request``
+    (``requests.PackRequest``), built once by the caller; ``request.ranking`` is the
+    ``Tuning`` of search and pack (default ``DEFAULT_TUNING``; ``weights`` still override its
+    pack weights). ``query_vector``: the question's vector and the store's vector cache, when
+    semantic recall is on.
     """
-    tuning = ranking or DEFAULT_TUNING
+    tuning = request.ranking or DEFAULT_TUNING
+    budget, tokenizer, format, header = (
+        request.budget,
+        request.tokenizer,
+        request.format,
+        request.header,
+    )
+    weights, filters, pool, reveal = request.weights, request.filters, request.pool, request.reveal
+    content_of, inherit, exclude, as_of = (
+        request.content_of,
+        request.inherit,
+        request.exclude,
+        request.as_of,
+    )
     budget = _check_budget(budget)
+    pinned_share = request.pinned_share
     pinned_share = _check_share(pinned_share)
     if content_of is None:
         content_of = plain_content if reveal else masked_content

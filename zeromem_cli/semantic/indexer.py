@@ -10,15 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, TypeVar
 
 from zeromem_cli.models import Scope
 from zeromem_cli.semantic import blocks
 from zeromem_cli.semantic.embedder import Embedder
 from zeromem_cli.storage import vectors as stored
-from zeromem_cli.storage.db import mapped_errors, read
 
 BATCH = 32  # memories embedded, then written, at a time
+
+T = TypeVar("T")
+# What ``MemoryStore`` hands in: a read of its connection (busy retry, mapped errors) and a
+# write transaction; the indexer never holds the connection itself.
+Read = Callable[[Callable[[Any], T]], T]
+Transaction = Callable[[], Any]
 
 
 @dataclass
@@ -34,22 +40,16 @@ class IndexReport:
         )
 
 
-def pending(store: Any, scope: Scope | None = None) -> int:
-    """Live memories without a vector of their current text (``scope`` None: every scope)."""
-    covered, total = coverage(store, scope)
-    return total - covered
-
-
-def coverage(store: Any, scope: Scope | None = None) -> tuple[int, int]:
-    """(live memories with a current vector, live memories)."""
-    now = store.now()
-    return read(store.connection, store.path, lambda conn: stored.coverage(conn, scope, now))
+def coverage(conn: Any, scope: Scope | None, now: datetime) -> tuple[int, int]:
+    """(live memories of ``scope`` (None: all) with a current vector, live memories)."""
+    return stored.coverage(conn, scope, now)
 
 
 def index(
-    store: Any,
+    read: Read[Any],
+    transaction: Transaction,
     embedder: Embedder,
-    *,
+    now: datetime,
     scope: Scope | None = None,
     progress: Callable[[int], None] | None = None,
     batch: int = BATCH,
@@ -57,13 +57,13 @@ def index(
     """Embed every live memory of ``scope`` (None: all) lacking a vector of its current text.
     ``progress(n)`` is told after each batch written, with the number of memories in it."""
     report = IndexReport()
-    with mapped_errors(store.path):
-        if stored.model(store.connection) not in (None, embedder.name):
-            with store.transaction() as conn:
-                stored.set_model(conn, embedder.name)  # another model's vectors: start over
+    if read(stored.model) not in (None, embedder.name):
+        with transaction() as conn:
+            stored.set_model(conn, embedder.name)  # another model's vectors: start over
     after = 0
     while True:
-        rows = _batch(store, after, batch, scope)
+        # The read runs at once, with this pass's ``after``.
+        rows = read(lambda conn: stored.unembedded(conn, after, batch, scope))  # noqa: B023
         if not rows:
             break
         after = int(rows[-1]["id"])
@@ -72,7 +72,7 @@ def index(
             (int(row["id"]), int(row["content_hash"]), (row["user"], row["project"]))
             for row in rows
         ]
-        with store.transaction() as conn:
+        with transaction() as conn:
             fresh = _still_current(conn, entries)
             if fresh:
                 keep = [n for n, entry in enumerate(entries) if entry in fresh]
@@ -80,15 +80,8 @@ def index(
         report.embedded += len(fresh)
         if progress is not None:
             progress(len(rows))
-    report.covered, report.total = coverage(store, scope)
+    report.covered, report.total = read(lambda conn: coverage(conn, scope, now))
     return report
-
-
-def _batch(store: Any, after: int, size: int, scope: Scope | None) -> list[Any]:
-    """The next memories (ids above ``after``) without a current vector."""
-    return read(
-        store.connection, store.path, lambda conn: stored.unembedded(conn, after, size, scope)
-    )
 
 
 def _still_current(
