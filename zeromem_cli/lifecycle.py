@@ -15,7 +15,6 @@ process (or count) the same memory twice.
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -25,8 +24,7 @@ from typing import Any
 from zeromem_cli.errors import InvalidInputError, NotFoundError
 from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.search import holding_every_word
-from zeromem_cli.storage import bulk, fts
-from zeromem_cli.storage.db import mapped_errors
+from zeromem_cli.storage.base import Backend
 from zeromem_cli.store import MemoryStore
 from zeromem_cli.times import to_iso
 
@@ -88,9 +86,8 @@ def select(store: MemoryStore, selection: Selection, verb: str = "forget") -> li
             filters=Filters(include_expired=True, include_deleted=True),
         )
         ranked = [h.id for h in holding_every_word(selection.query, hits)]
-    with mapped_errors(store.path):
-        memories = bulk.selected(
-            store.connection,
+    with store.backend.mapped_errors():
+        memories = store.backend.selected(
             store.scope,
             state=selection.state,
             ids=ids,
@@ -124,8 +121,8 @@ def restore(store: MemoryStore, ids: Sequence[int]) -> list[Memory]:
 def forget(store: MemoryStore, ids: Sequence[int]) -> int:
     """Soft-delete the live memories among ``ids`` in one transaction; return how many."""
     now = store.now()
-    with store.transaction() as conn:
-        return bulk.forget_live(conn, dict.fromkeys(ids), now)
+    with store.transaction() as backend:
+        return backend.forget_live(dict.fromkeys(ids), now)
 
 
 @dataclass
@@ -137,18 +134,18 @@ class PurgeResult:
 def checkpoint(store: MemoryStore) -> bool:
     """Copy the WAL into the main file and truncate it to zero bytes. Waits (busy timeout) for
     readers; returns False when one still held an old snapshot."""
-    with mapped_errors(store.path):
-        return bulk.checkpoint(store.connection)
+    with store.backend.mapped_errors():
+        return store.backend.checkpoint()
 
 
 def purge(store: MemoryStore, ids: Sequence[int]) -> PurgeResult:
     """Delete memories for good (live or in the trash), in one transaction, so that their text
     is in none of the database files afterwards: rows, history and index entries go, the
     index is rewritten and the WAL truncated."""
-    with store.transaction() as conn:
-        purged = bulk.delete_for_good(conn, ids)
+    with store.transaction() as backend:
+        purged = backend.delete_for_good(ids)
         if purged:
-            fts.optimize(conn)  # no old segment keeps the purged tokens
+            backend.optimize()  # no old segment keeps the purged tokens
     return PurgeResult(purged, checkpoint(store) if purged else True)
 
 
@@ -193,7 +190,7 @@ class GcReport:
         return "gc: " + ", ".join(parts)
 
 
-Apply = Callable[[sqlite3.Connection, list[int]], int]
+Apply = Callable[[Backend, list[int]], int]
 
 
 def _batched(
@@ -204,22 +201,22 @@ def _batched(
     apply: Apply,
     dry_run: bool,
 ) -> int:
-    """Run ``apply(conn, ids)`` on the ids of a gc ``selection`` (``bulk.GC_SELECTIONS``),
+    """Run ``apply(backend, ids)`` on the ids of a gc ``selection`` (``Backend.gc_count``),
     GC_BATCH per transaction, until none is left; return how many were processed."""
     if dry_run:
-        with mapped_errors(store.path):
-            return bulk.gc_count(store.connection, selection, scope, params)
+        with store.backend.mapped_errors():
+            return store.backend.gc_count(selection, scope, params)
     total = 0
     while True:
-        with store.transaction() as conn:
-            ids = bulk.gc_batch(conn, selection, scope, params, GC_BATCH)
+        with store.transaction() as backend:
+            ids = backend.gc_batch(selection, scope, params, GC_BATCH)
             if not ids:
                 return total
-            total += int(apply(conn, ids))
+            total += int(apply(backend, ids))
 
 
 def _soft_delete(reason: str, now: str) -> Apply:
-    return lambda conn, ids: bulk.soft_delete(conn, ids, now, reason)
+    return lambda backend, ids: backend.soft_delete(ids, now, reason)
 
 
 def collect_garbage(
@@ -248,7 +245,7 @@ def collect_garbage(
         "old_trash",
         scope,
         {**params, "purge_cutoff": purge_cutoff},
-        bulk.delete_for_good,
+        lambda backend, ids: backend.delete_for_good(ids),
         dry_run,
     )
 
@@ -269,12 +266,12 @@ def collect_garbage(
 
     if dry_run:
         return report
-    with store.transaction() as conn:
-        fts.optimize(conn)
+    with store.transaction() as backend:
+        backend.optimize()
     report.optimized = True
     if vacuum:
-        with mapped_errors(store.path):
-            bulk.vacuum(store.connection)
+        with store.backend.mapped_errors():
+            store.backend.vacuum()
         report.vacuumed = True
     report.wal_truncated = checkpoint(store)
     if not report.wal_truncated:
@@ -286,5 +283,5 @@ def trash(
     store: MemoryStore, *, reason: str | None = None, limit: int | None = None
 ) -> list[Memory]:
     """Soft-deleted memories of the store's scope, most recently deleted first."""
-    with mapped_errors(store.path):
-        return bulk.trash(store.connection, store.scope, reason=reason, limit=limit)
+    with store.backend.mapped_errors():
+        return store.backend.trash(store.scope, reason=reason, limit=limit)

@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING
 
 from zeromem_cli.errors import StoreError
 from zeromem_cli.plain import Record
-from zeromem_cli.storage import db
-from zeromem_cli.storage import oplog as table
 from zeromem_cli.times import to_iso
 
 if TYPE_CHECKING:
@@ -49,9 +47,9 @@ def record_operation(
         return False
     try:
         # Waits at most LOCK_WAIT_MS for the write lock, and no fsync for this commit: a log
-        # entry is not worth a disk flush on every search (see ``db.best_effort_writes``).
-        with db.best_effort_writes(store.connection, LOCK_WAIT_MS), store.transaction() as tx:
-            table.append(tx, to_iso(store.now()), op, result_count, tokens, MAX_ENTRIES)
+        # entry is not worth a disk flush on every search (see ``Backend.best_effort_writes``).
+        with store.backend.best_effort_writes(LOCK_WAIT_MS), store.transaction() as backend:
+            backend.append(to_iso(store.now()), op, result_count, tokens, MAX_ENTRIES)
     except Exception:  # a log entry is never worth failing the command it records
         return False
     return True
@@ -80,8 +78,8 @@ class OperationSummary(Record):
 def summarize(store: MemoryStore) -> dict[str, OperationSummary]:
     """Per operation: how many times it ran, results and tokens in total."""
     try:
-        with db.mapped_errors(store.path):
-            rows = table.totals(store.connection)
+        with store.backend.mapped_errors():
+            rows = store.backend.totals()
     except StoreError:
         return {}
     return {r[0]: OperationSummary(*r) for r in rows}

@@ -35,9 +35,9 @@ from typing import Any
 
 from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.plain import FrozenRecord
-from zeromem_cli.storage import candidates as storage
-from zeromem_cli.storage.candidates import BM25_WEIGHTS
-from zeromem_cli.storage.sqlite.window import any_of
+from zeromem_cli.storage.base import Backend
+from zeromem_cli.storage.query import BM25_WEIGHTS
+from zeromem_cli.storage.records import Row
 from zeromem_cli.text.answers import answer_kinds, holds_answer
 from zeromem_cli.text.lexicon import IRREGULAR_FORMS, MONTHS, NUMBER_WORDS, WEEKDAYS
 from zeromem_cli.text.normalize import fold, latin_words, normalize, simplified
@@ -46,6 +46,7 @@ from zeromem_cli.text.query import (
     PREFIX_MIN_LENGTH,
     ParsedQuery,
     Term,
+    any_of,
     expand_terms,
     parse_query,
     quote,
@@ -127,7 +128,7 @@ DEFAULT_RANKING = Ranking()
 
 
 def run_search(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scope: Scope,
     now: datetime,
     query: ParsedQuery,
@@ -136,39 +137,36 @@ def run_search(
     filters: Filters,
     ranking: Ranking = DEFAULT_RANKING,
     as_of: datetime | None = None,
-) -> list[tuple[sqlite3.Row, float]]:
+) -> list[tuple[Row, float]]:
     """The best ``limit`` memories for ``query`` as (row, score) pairs, best first.
 
     ``as_of``: the moment the question is asked from (default ``now``): dates it names
     ("last week", "yesterday") and recency are reckoned from it; which memories are visible
-    (expiry) is still decided by ``now``. sqlite3 errors propagate for the store to map.
+    (expiry) is still decided by ``now``. Driver errors propagate for the store to map.
     """
-    apart = _split_pairs(conn, query, limit)
+    apart = _split_pairs(backend, query, limit)
     match = query.match(prefix=ranking.prefix, variants=ranking.variants, apart=apart)
     if not match or not match.strip():
         return []
     candidates = _candidates(limit, ranking)
-    ranked: list[tuple[sqlite3.Row, float]] = []
+    ranked: list[tuple[Row, float]] = []
     every_word = _all_words_match(query, ranking, apart) if ranking.all_words_first else None
     groups = _word_terms(query, ranking, apart)
     if every_word is not None and (
-        not storage.probe_first(conn)
-        or storage.holds_at_least(
-            conn, dict.fromkeys((every_word.exact, every_word.match)), candidates
-        )
+        not backend.probe_first()
+        or backend.holds_at_least(dict.fromkeys((every_word.exact, every_word.match)), candidates)
     ):
-        ranked = storage.ranked(
-            conn, scope, now, every_word.match, filters, candidates, words=groups, every=True
+        ranked = backend.ranked(
+            scope, now, every_word.match, filters, candidates, words=groups, every=True
         )
     if len(ranked) < candidates:  # too few hold every word: rank every memory holding any
-        ranked = storage.ranked(conn, scope, now, match, filters, candidates, words=groups)
+        ranked = backend.ranked(scope, now, match, filters, candidates, words=groups)
     related = _related(query) if ranking.related > 0 else {}
     if related:
-        related = _rare_related(conn, related)
+        related = _rare_related(backend, related)
     if related:
         terms = [[Term(word)] for word in dict.fromkeys(w for ws in related.values() for w in ws)]
-        extra = storage.ranked(
-            conn,
+        extra = backend.ranked(
             scope,
             now,
             " OR ".join(t[0].expression() for t in terms),
@@ -207,35 +205,35 @@ def _related(query: ParsedQuery) -> dict[str, tuple[str, ...]]:
 RELATED_MAX_MATCHES = 1000
 
 
-def is_common(conn: sqlite3.Connection, word: str, more_than: int = RELATED_MAX_MATCHES) -> bool:
+def is_common(backend: Backend, word: str, more_than: int = RELATED_MAX_MATCHES) -> bool:
     """Whether ``word`` (exactly, no variants) matches more than ``more_than`` memories:
     probed without ranking, a walk of at most that many index entries. An added word this
     common weighs little in BM25 and costs a search the most (related words, pack's feedback)."""
-    return storage.holds_at_least(conn, [quote(word)], more_than + 1)
+    return backend.holds_at_least([quote(word)], more_than + 1)
 
 
-def held_by_few(conn: sqlite3.Connection, word: str, most: int = RELATED_MAX_MATCHES) -> bool:
+def held_by_few(backend: Backend, word: str, most: int = RELATED_MAX_MATCHES) -> bool:
     """Whether ``word``, exactly, is held by at least one and at most ``most`` memories. On a
     store that large, a word added to a query (pack's feedback) must be: a common one says
     little and costs its search the most, and one held only through its prefix variant (a
     stem like ``migrat``) may be common through it, which only a costly prefix probe tells."""
-    return 0 < storage.count_matches(conn, quote(word), most + 1) <= most
+    return 0 < backend.count_matches(quote(word), most + 1) <= most
 
 
-def may_hold_common_words(conn: sqlite3.Connection, more_than: int = RELATED_MAX_MATCHES) -> bool:
+def may_hold_common_words(backend: Backend, more_than: int = RELATED_MAX_MATCHES) -> bool:
     """Whether any word of the store can match more than ``more_than`` memories."""
-    return storage.larger_than(conn, more_than)
+    return backend.larger_than(more_than)
 
 
 def _rare_related(
-    conn: sqlite3.Connection, related: dict[str, tuple[str, ...]]
+    backend: Backend, related: dict[str, tuple[str, ...]]
 ) -> dict[str, tuple[str, ...]]:
     """``related`` without the related words matching more than ``RELATED_MAX_MATCHES``
     memories (``is_common``)."""
     common = {
         word
         for word in dict.fromkeys(w for ws in related.values() for w in ws)
-        if is_common(conn, word)
+        if is_common(backend, word)
     }
     if not common:
         return related
@@ -274,7 +272,7 @@ def _merged(
 
 
 def run_fts_search(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scope: Scope,
     now: datetime,
     expression: str,
@@ -282,25 +280,22 @@ def run_fts_search(
     limit: int,
     filters: Filters,
     ranking: Ranking = DEFAULT_RANKING,
-) -> list[tuple[sqlite3.Row, float]]:
+) -> list[tuple[Row, float]]:
     """``run_search`` for the user's own FTS5 expression (``search --fts``): no query
     processing, no date or coverage factor; a malformed expression raises InvalidInputError."""
     if not expression.strip():
         return []
-    storage.check_expression(expression)
-    ranked = storage.ranked(conn, scope, now, expression, filters, _candidates(limit, ranking))
+    ranked = backend.expression_ranked(scope, now, expression, filters, _candidates(limit, ranking))
     return _rescored(ranked, now, ranking, None, [], filters, limit)
 
 
-def _split_pairs(conn: sqlite3.Connection, query: ParsedQuery, limit: int) -> tuple[str, ...]:
+def _split_pairs(backend: Backend, query: ParsedQuery, limit: int) -> tuple[str, ...]:
     """The two-character CJK words of ``query`` whose bigram matches fewer than ``limit``
     memories: those are also searched with their characters apart (开会 in 开季度会议). A word
     that fills the page as written is not: the fallback's NEAR query costs, and is needed
     only where the word as written finds too little."""
     return tuple(
-        pair
-        for pair in query.pairs
-        if storage.count_matches(conn, quote(pair), max(limit, 1)) < limit
+        pair for pair in query.pairs if backend.count_matches(quote(pair), max(limit, 1)) < limit
     )
 
 

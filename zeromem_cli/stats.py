@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.oplog import summarize
 from zeromem_cli.pack.tokens import count_tokens
-from zeromem_cli.storage import bulk
-from zeromem_cli.storage.db import mapped_errors
 
 if TYPE_CHECKING:
     from zeromem_cli.store import MemoryStore
@@ -83,13 +81,13 @@ def collect(store: MemoryStore, *, all_scopes: bool = False) -> Stats:
     """Counts for this store's scope, or for the whole database with ``all_scopes``."""
     scope = None if all_scopes else store.scope
     now = store.now()
-    conn = store.connection
+    backend = store.backend
     stats = Stats(all_scopes=all_scopes)
-    with mapped_errors(store.path):
-        stats.live, stats.expired, stats.trash, stats.pinned, stats.with_keys = bulk.counts(
-            conn, scope, now
+    with backend.mapped_errors():
+        stats.live, stats.expired, stats.trash, stats.pinned, stats.with_keys = backend.counts(
+            scope, now
         )
-        stats.by_category = bulk.live_by_category(conn, scope, now)
+        stats.by_category = backend.live_by_category(scope, now)
         stats.by_scope = [
             {
                 "user": user or None,
@@ -98,13 +96,11 @@ def collect(store: MemoryStore, *, all_scopes: bool = False) -> Stats:
                 "project": project or None,
                 "live": n,
             }
-            for user, agent, session, project, n in bulk.live_by_scope(conn, scope, now)
+            for user, agent, session, project, n in backend.live_by_scope(scope, now)
         ]
-        stats.stored_tokens = sum(
-            count_tokens(text) for text in bulk.live_contents(conn, scope, now)
-        )
+        stats.stored_tokens = sum(count_tokens(text) for text in backend.live_contents(scope, now))
         # A file store: the file and its WAL; a server store: what the server holds for it.
-        server = bulk.server_bytes(conn)
+        server = backend.server_bytes()
     stats.database_bytes = database_bytes(store.path) if server is None else server
     operations = summarize(store)
     stats.operations = {op: summary.count for op, summary in operations.items()}

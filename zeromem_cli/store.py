@@ -1,10 +1,11 @@
 """MemoryStore: the library API, the one public class.
 
-It holds the connection, the scope and the clock, and each method has one shape: validate the
-arguments, then run one function over the connection (``search``, ``writes``,
-``storage.memories``, ``pack.select``) inside a read with busy retry and error mapping
-(``storage.db.read``) or one write transaction (``transaction``). No SQL here: that is
-``storage``'s (see its docstring for the storage model).
+It holds the storage backend (``storage.base.Backend``, chosen once when the store opens),
+the scope and the clock, and each method has one shape: validate the arguments, then run one
+function over the backend (``search``, ``writes``, ``versions``, ``pack.select``) inside a read
+with busy retry and error mapping (``Backend.read``) or one write transaction
+(``Backend.transaction``). No SQL here: that is ``storage``'s (see its docstring for the
+storage model).
 """
 
 from __future__ import annotations
@@ -16,13 +17,16 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from zeromem_cli import validation, writes
+from zeromem_cli import validation, versions, writes
 from zeromem_cli.config import SETTINGS
 from zeromem_cli.errors import InvalidInputError, NotFoundError, StoreError
 from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope, WriteResult
 from zeromem_cli.pack import DEFAULT_POOL
-from zeromem_cli.search import BM25_WEIGHTS, DEFAULT_RANKING, Ranking, run_fts_search, run_search
-from zeromem_cli.storage import db, memories
+from zeromem_cli.search import DEFAULT_RANKING, Ranking, run_fts_search, run_search
+from zeromem_cli.storage import db
+from zeromem_cli.storage.base import Backend
+from zeromem_cli.storage.query import BM25_WEIGHTS
+from zeromem_cli.storage.records import to_memory
 from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import parse_query
 from zeromem_cli.times import Clock, utcnow
@@ -48,7 +52,8 @@ def _is_id(ref: int | str) -> bool:
 
 
 class MemoryStore:
-    """A per-user memory database. Every method is deterministic code over SQLite.
+    """A per-user memory database. Every method is deterministic code over its storage backend
+    (SQLite, or PostgreSQL for a ``postgresql://`` location).
 
     ``scope`` (user / agent / session / project) is fixed per store. Writes are stamped with
     it; reads see the memories of its owner (user and project) from every agent and session, so
@@ -104,13 +109,13 @@ class MemoryStore:
         if read_only == "auto":
             read_only = not db.can_write(self.location)
         self.writable = not read_only
-        self._conn = db.open_store(
+        self.backend: Backend = db.open_backend(
             self.location, notice, key=_resolve_key(key, key_file), read_only=bool(read_only)
         )
         # A member of a team store is its PostgreSQL role: that is its user scope unless
         # another is given (the database's policies decide what that one shows).
         self.scope = Scope(
-            user or db.member_user(self._conn), agent, session, project, isolate=isolate
+            user or self.backend.member_user(), agent, session, project, isolate=isolate
         )
 
     # -- plumbing ---------------------------------------------------------------------------
@@ -133,7 +138,7 @@ class MemoryStore:
         return view
 
     def close(self) -> None:
-        self._conn.close()
+        self.backend.close()
 
     def __enter__(self) -> MemoryStore:
         return self
@@ -143,17 +148,17 @@ class MemoryStore:
 
     @property
     def connection(self) -> Any:
-        """The raw connection (a ``sqlite3.Connection``, or a psycopg connection for a
-        PostgreSQL store): for the library functions that take a store and run ``storage``
-        functions on its database (``lifecycle``, ``stats``, ``oplog``, ``transfer``), and for
-        tests and tools that inspect the database."""
-        return self._conn
+        """The driver's connection (a ``sqlite3.Connection``, or a psycopg connection for a
+        PostgreSQL store), for tests and tools that inspect the database; the library itself
+        goes through ``backend``."""
+        return self.backend.connection
 
     def now(self) -> datetime:
         return self.clock()
 
-    def transaction(self) -> AbstractContextManager[Any]:
-        """One write transaction (``BEGIN IMMEDIATE``: the write lock up front).
+    def transaction(self) -> AbstractContextManager[Backend]:
+        """One write transaction (``BEGIN IMMEDIATE``: the write lock up front), as the
+        backend that runs its statements.
 
         Nested use joins the outer transaction through a SAVEPOINT, so a library caller (or
         import) can batch many ``add`` / ``forget`` calls into one all-or-nothing commit::
@@ -162,7 +167,7 @@ class MemoryStore:
                 for text in texts:
                     store.add(text)
         """
-        return db.transaction(self._conn, self.path)
+        return self.backend.transaction()
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -179,8 +184,8 @@ class MemoryStore:
         if isinstance(ref, int) or len(text) < UID_PREFIX_MIN:
             return validation.memory_id(ref)
         number = int(text)
-        if 1 <= number <= validation.MAX_ID and db.read(
-            self._conn, self.path, lambda conn: memories.has_id(conn, self.scope, number)
+        if 1 <= number <= validation.MAX_ID and self.backend.read(
+            lambda backend: backend.has_id(self.scope, number)
         ):
             return number
         try:
@@ -195,10 +200,8 @@ class MemoryStore:
                 f"not a memory id or uid: {ref!r} (an id, a uid, or the first "
                 f"{UID_PREFIX_MIN}+ characters of one)"
             )
-        ids = db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.ids_by_uid_prefix(conn, self.scope, digits, UID_PREFIX_COUNT),
+        ids = self.backend.read(
+            lambda backend: backend.ids_by_uid_prefix(self.scope, digits, UID_PREFIX_COUNT)
         )
         if not ids:
             raise NotFoundError(f"no memory with uid {ref} in this scope")
@@ -212,11 +215,9 @@ class MemoryStore:
     ) -> Memory:
         """One memory of this scope by id; NotFoundError if absent, deleted or expired."""
         now = self.now()
-        row = db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.visible_row(
-                conn,
+        row = self.backend.read(
+            lambda backend: versions.visible_row(
+                backend,
                 self.scope,
                 now,
                 memory_id,
@@ -224,16 +225,14 @@ class MemoryStore:
                 include_expired=include_expired,
             ),
         )
-        return memories.to_memory(row)
+        return to_memory(row)
 
     def list(self, limit: int | None = 50, filters: Filters | None = None) -> builtins.list[Memory]:
         """Memories of this scope, newest first."""
         limit = validation.check_limit(limit) if limit is not None else None
         now = self.now()
-        return db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.newest_first(conn, self.scope, filters or Filters(), now, limit),
+        return self.backend.read(
+            lambda backend: backend.newest_first(self.scope, filters or Filters(), now, limit)
         )
 
     def search(
@@ -263,27 +262,25 @@ class MemoryStore:
         parsed = None if fts else parse_query(query)
         now = self.now()
 
-        def run(conn: Any) -> builtins.list[tuple[Any, float]]:
+        def run(backend: Backend) -> builtins.list[tuple[Any, float]]:
             if parsed is None:
-                return run_fts_search(conn, self.scope, now, query, **options)
-            return run_search(conn, self.scope, now, parsed, as_of=as_of, **options)
+                return run_fts_search(backend, self.scope, now, query, **options)
+            return run_search(backend, self.scope, now, parsed, as_of=as_of, **options)
 
-        scored = db.read(self._conn, self.path, run)
-        return [memories.to_memory(row, score=score) for row, score in scored]
+        scored = self.backend.read(run)
+        return [to_memory(row, score=score) for row, score in scored]
 
     def history(self, memory_id: int) -> builtins.list[HistoryEntry]:
         """Every version of a memory, oldest first; the last one is the current version."""
         now = self.now()
-        return db.read(
-            self._conn, self.path, lambda conn: memories.history(conn, self.scope, now, memory_id)
+        return self.backend.read(
+            lambda backend: versions.history(backend, self.scope, now, memory_id)
         )
 
     def count(self, filters: Filters | None = None) -> int:
         now = self.now()
-        return db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.count(conn, self.scope, filters or Filters(), now),
+        return self.backend.read(
+            lambda backend: backend.count(self.scope, filters or Filters(), now)
         )
 
     # -- pack and what it reads ----------------------------------------------------------------
@@ -315,11 +312,9 @@ class MemoryStore:
         from zeromem_cli.pack.select import pack
 
         now = self.now()
-        result = db.read(
-            self._conn,
-            self.path,
-            lambda conn: pack(
-                conn,
+        result = self.backend.read(
+            lambda backend: pack(
+                backend,
                 self.scope,
                 now,
                 query,
@@ -357,11 +352,8 @@ class MemoryStore:
         limit = validation.check_limit(limit)
         pinned_limit = validation.check_limit(pinned_limit or validation.MAX_ID)
         now = self.now()
-        return db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.pack_candidates(
-                conn,
+        return self.backend.read(
+            lambda backend: backend.pack_candidates(
                 self.scope,
                 filters or Filters(),
                 now,
@@ -385,12 +377,10 @@ class MemoryStore:
         now = self.now()
         if not self.scope.reads(memory.scope):
             return [], []
-        return db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.neighbours(
-                conn, memory.scope, filters or Filters(), now, memory, span, window
-            ),
+        return self.backend.read(
+            lambda backend: backend.neighbours(
+                memory.scope, filters or Filters(), now, memory, span, window
+            )
         )
 
     def record_access(self, memory_ids: Iterable[int]) -> None:
@@ -400,8 +390,8 @@ class MemoryStore:
         if not ids:
             return
         now = self.now()
-        with self.transaction() as conn:
-            memories.record_access(conn, ids, now)
+        with self.transaction() as backend:
+            backend.record_access(ids, now)
 
     # -- writes (policy in writes.py) -----------------------------------------------------------
 
@@ -513,9 +503,9 @@ class MemoryStore:
         if not allow_secret:
             writes.refuse_secrets(given, scope)
         values = writes.new_values(given, default_category)
-        with self.transaction() as conn:
+        with self.transaction() as backend:
             return writes.write(
-                conn,
+                backend,
                 scope,
                 self.now(),
                 given,
@@ -564,8 +554,8 @@ class MemoryStore:
             raise InvalidInputError("meta must be an object of key/value pairs")
         if not allow_secret:
             writes.refuse_secrets({**new, "meta": validation.clean_meta(meta) if meta else None})
-        with self.transaction() as conn:
-            return writes.update(conn, self.scope, self.now(), memory_id, new, meta)
+        with self.transaction() as backend:
+            return writes.update(backend, self.scope, self.now(), memory_id, new, meta)
 
     def _check_tags(self, tags: Iterable[str] | None) -> None:
         if tags is not None:
@@ -579,14 +569,14 @@ class MemoryStore:
         if not ids:
             return 0
         now = self.now()
-        with self.transaction() as conn:
-            return writes.forget(conn, self.scope, now, ids)
+        with self.transaction() as backend:
+            return writes.forget(backend, self.scope, now, ids)
 
     def restore(self, memory_id: int) -> Memory:
         """Bring a soft-deleted (forgotten, expired or archived) memory back. An expiry that has
         passed is cleared, otherwise the restored memory would stay invisible."""
-        with self.transaction() as conn:
-            return writes.restore(conn, self.scope, self.now(), memory_id)
+        with self.transaction() as backend:
+            return writes.restore(backend, self.scope, self.now(), memory_id)
 
 
 __all__ = ["BM25_WEIGHTS", "MemoryStore", "StoreError"]

@@ -33,7 +33,6 @@ clock, and records the access of what was packed; the query is parsed once per c
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime, timedelta
@@ -63,7 +62,8 @@ from zeromem_cli.search import (
     may_hold_common_words,
     run_search,
 )
-from zeromem_cli.storage import memories as stored
+from zeromem_cli.storage.base import Backend
+from zeromem_cli.storage.records import to_memory
 from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import ParsedQuery, parse_query
 from zeromem_cli.text.similarity import features, word_features
@@ -454,7 +454,7 @@ def _read_scopes(scope: Scope) -> list[Scope]:
 
 
 def _search(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scopes: Sequence[Scope],
     now: datetime,
     query: ParsedQuery,
@@ -467,9 +467,9 @@ def _search(
     limit = validation.check_limit(limit)
     per_scope = [
         [
-            stored.to_memory(row, score=score)
+            to_memory(row, score=score)
             for row, score in run_search(
-                conn,
+                backend,
                 scope,
                 now,
                 query,
@@ -489,7 +489,7 @@ def _search(
 
 
 def _pinned(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scope: Scope,
     filters: Filters,
     now: datetime,
@@ -505,8 +505,8 @@ def _pinned(
     match (``_standing``): no more than the budget holds of the format's smallest unit.
     Only these are read in full."""
     smallest = counter.count(formatter.unit(_EMPTY)) - counter.overhead - 1
-    standing = stored.pinned_standing(
-        conn, scope, filters, now, limit=validation.check_limit(max_lines(budget))
+    standing = backend.pinned_standing(
+        scope, filters, now, limit=validation.check_limit(max_lines(budget))
     )
     standing = [s for s in standing if s[0] not in known]
     asked, half_life = as_of or now, weights.half_life_days
@@ -536,7 +536,7 @@ def max_lines(budget: int) -> int:
 
 
 def pack(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scope: Scope,
     now: datetime,
     query: str | None = None,
@@ -594,15 +594,15 @@ def pack(
     if query is not None and query.strip():
         parsed = parse_query(require_utf8(query, "query"))
         asked = parsed.content
-        hits = _search(conn, scopes, now, parsed, pool, filters, as_of)
+        hits = _search(backend, scopes, now, parsed, pool, filters, as_of)
         _add_relevance(hits, 1.0, relevance, memories)
         few: Callable[[str], bool] | None = None
-        if may_hold_common_words(conn):  # a large store: feedback words held by a few only
-            few = lambda word: not held_by_few(conn, word)  # noqa: E731
+        if may_hold_common_words(backend):  # a large store: feedback words held by a few only
+            few = lambda word: not held_by_few(backend, word)  # noqa: E731
         expansion = expansion_terms(parsed, hits, few)
         if expansion:
             second = _search(
-                conn, scopes, now, parse_query(" ".join(expansion)), pool, filters, as_of
+                backend, scopes, now, parse_query(" ".join(expansion)), pool, filters, as_of
             )
             _add_relevance(
                 near_feedback(hits, second), FEEDBACK_WEIGHT, relevance, memories, second
@@ -616,7 +616,7 @@ def pack(
             relevance,
             memories,
             lambda memory, span, window: (
-                stored.neighbours(conn, memory.scope, filters, now, memory, span, window)
+                backend.neighbours(memory.scope, filters, now, memory, span, window)
                 if memory.session is not None
                 else ([], [])  # written outside a session: a fact, not a turn
             ),
@@ -628,12 +628,11 @@ def pack(
         if query is not None and query.strip():
             known = memories.keys() | exclude
             ids = _pinned(
-                conn, each, filters, now, budget, formatter, counter, weights, as_of, known
+                backend, each, filters, now, budget, formatter, counter, weights, as_of, known
             )
-            extra = stored.by_ids(conn, ids)
+            extra = backend.by_ids(ids)
         else:
-            extra = stored.pack_candidates(
-                conn,
+            extra = backend.pack_candidates(
                 each,
                 filters,
                 now,
@@ -651,7 +650,7 @@ def pack(
     # counts more, not what its neighbours lend it.
     in_sessions = [i for i in relevance if i in memories and memories[i].session]
     in_sessions = sorted(in_sessions, key=lambda i: -relevance[i])[:OPENER_HITS]
-    openers = opener_factors(stored.session_openers(conn, in_sessions)) if in_sessions else {}
+    openers = opener_factors(backend.session_openers(in_sessions)) if in_sessions else {}
     candidates = score_candidates(
         list(memories.values()), relevance, weights, as_of or now, lent, factor, openers
     )

@@ -19,9 +19,8 @@ from typing import IO, TYPE_CHECKING, Any
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.files import write_file
 from zeromem_cli.models import MEMORY_FIELDS, Filters
-from zeromem_cli.storage import memories
-from zeromem_cli.storage.db import mapped_errors
 from zeromem_cli.text.display import shown
+from zeromem_cli.versions import earlier_versions
 
 if TYPE_CHECKING:
     from zeromem_cli.store import MemoryStore
@@ -38,12 +37,12 @@ def export_records(
 ) -> list[dict[str, Any]]:
     """The records to export, oldest id first (this scope, or every scope)."""
     scope = None if all_scopes else store.scope
-    conn = store.connection
-    with mapped_errors(store.path):
-        found = memories.in_id_order(conn, scope, filters or Filters(), store.now())
+    backend = store.backend
+    with backend.mapped_errors():
+        found = backend.in_id_order(scope, filters or Filters(), store.now())
         records = [memory.to_dict() for memory in found]
         if with_history:
-            versions = memories.history_by_memory(conn, [r["id"] for r in records])
+            versions = earlier_versions(backend, [r["id"] for r in records])
             for record in records:
                 record["history"] = versions.get(record["id"], [])
     return records

@@ -36,9 +36,10 @@ from zeromem_cli.storage.postgres.sql import (
     scope_params,
     scope_sql,
 )
-from zeromem_cli.storage.sqlite.candidates import BM25_WEIGHTS, check_expression
-from zeromem_cli.storage.sqlite.window import LARGE, any_of
-from zeromem_cli.text.query import Term
+from zeromem_cli.storage.query import BM25_WEIGHTS
+from zeromem_cli.storage.sqlite.candidates import check_expression
+from zeromem_cli.storage.sqlite.window import LARGE
+from zeromem_cli.text.query import Term, any_of
 
 K1, B = 1.2, 0.75
 # Statements with a tsquery are never prepared: a prepared statement may settle on a generic

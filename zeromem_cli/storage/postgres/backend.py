@@ -1,0 +1,307 @@
+"""The PostgreSQL backend (tsvector): ``storage.base.Backend`` over a psycopg connection, each
+method one function of this package's modules. Imported only when a ``postgresql://`` store
+opens: a SQLite store never loads it (nor psycopg)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from zeromem_cli.models import Filters, Memory, Scope
+from zeromem_cli.storage.base import Backend
+from zeromem_cli.storage.postgres import bulk, db, fts, memories, oplog
+from zeromem_cli.storage.postgres import candidates as lexical
+from zeromem_cli.storage.records import Row
+from zeromem_cli.storage.sqlite.candidates import check_expression
+from zeromem_cli.text.query import Term
+
+T = TypeVar("T")
+
+
+class PostgresBackend(Backend):
+    """A PostgreSQL store (``where``: its URL, any password masked)."""
+
+    name = "postgresql"
+    where: str
+
+    def __init__(self, conn: Any, where: str) -> None:
+        self.conn = conn
+        self.where = where
+
+    @property
+    def connection(self) -> Any:
+        return self.conn
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- reads, transactions, errors ---------------------------------------------------------
+
+    def read(self, action: Callable[[Backend], T]) -> T:
+        with db.mapped_errors(self.where):
+            return action(self)  # PostgreSQL readers never wait for writers
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Backend]:
+        with db.transaction(self.conn, self.where):
+            yield self
+
+    def transaction(self) -> AbstractContextManager[Backend]:
+        return self._transaction()
+
+    def mapped_errors(self) -> AbstractContextManager[None]:
+        return db.mapped_errors(self.where)
+
+    def best_effort_writes(self, lock_wait_ms: int) -> AbstractContextManager[None]:
+        return db.best_effort_writes(self.conn, lock_wait_ms)
+
+    def page_cache(self, kib: int) -> AbstractContextManager[None]:
+        return db.page_cache(self.conn, kib)
+
+    def member_user(self) -> str | None:
+        from zeromem_cli.storage.postgres.admin import member_user
+
+        return member_user(self.conn)
+
+    # -- one memory's versions ---------------------------------------------------------------
+
+    def find_row(
+        self,
+        scope: Scope,
+        now: datetime,
+        memory_id: int,
+        *,
+        deleted: bool | None = False,
+        include_expired: bool = False,
+    ) -> Row | None:
+        return memories.find_row(
+            self.conn, scope, now, memory_id, deleted=deleted, include_expired=include_expired
+        )
+
+    def history_rows(self, ids: Iterable[int]) -> list[Row]:
+        return memories.history_rows(self.conn, ids)
+
+    def expression_ranked(
+        self, scope: Scope, now: datetime, expression: str, filters: Filters, candidates: int
+    ) -> list[tuple[Row, float]]:
+        check_expression(expression)
+        return self.ranked(scope, now, expression, filters, candidates)
+
+    # -- many memories: forget and gc batches, purge, maintenance, stats, import
+    def selected(
+        self,
+        scope: Scope,
+        *,
+        state: str,
+        ids: Sequence[int] = (),
+        key: str | None = None,
+        category: str | None = None,
+        tags: Sequence[str] = (),
+        before: datetime | None = None,
+        ranked: Sequence[int] | None = None,
+    ) -> list[Memory]:
+        return bulk.selected(
+            self.conn,
+            scope,
+            state=state,
+            ids=ids,
+            key=key,
+            category=category,
+            tags=tags,
+            before=before,
+            ranked=ranked,
+        )
+
+    def forget_live(self, ids: Iterable[int], now: datetime) -> int:
+        return bulk.forget_live(self.conn, ids, now)
+
+    def trash(self, scope: Scope, *, reason: str | None, limit: int | None) -> list[Memory]:
+        return bulk.trash(self.conn, scope, reason=reason, limit=limit)
+
+    def delete_for_good(self, ids: Iterable[int]) -> int:
+        return bulk.delete_for_good(self.conn, ids)
+
+    def checkpoint(self) -> bool:
+        return bulk.checkpoint(self.conn)
+
+    def vacuum(self) -> None:
+        return bulk.vacuum(self.conn)
+
+    def gc_count(self, selection: str, scope: Scope | None, params: dict[str, Any]) -> int:
+        return bulk.gc_count(self.conn, selection, scope, params)
+
+    def gc_batch(
+        self, selection: str, scope: Scope | None, params: dict[str, Any], size: int
+    ) -> list[int]:
+        return bulk.gc_batch(self.conn, selection, scope, params, size)
+
+    def soft_delete(self, ids: Sequence[int], now: str, reason: str) -> int:
+        return bulk.soft_delete(self.conn, ids, now, reason)
+
+    def counts(self, scope: Scope | None, now: datetime) -> tuple[int, ...]:
+        return bulk.counts(self.conn, scope, now)
+
+    def live_by_category(self, scope: Scope | None, now: datetime) -> dict[str, int]:
+        return bulk.live_by_category(self.conn, scope, now)
+
+    def live_by_scope(
+        self, scope: Scope | None, now: datetime
+    ) -> list[tuple[str, str, str, str, int]]:
+        return bulk.live_by_scope(self.conn, scope, now)
+
+    def live_contents(self, scope: Scope | None, now: datetime) -> Iterator[str]:
+        return bulk.live_contents(self.conn, scope, now)
+
+    def server_bytes(self) -> int | None:
+        return bulk.server_bytes(self.conn)
+
+    def existing(self) -> Iterator[Row]:
+        return bulk.existing(self.conn)
+
+    def fresh_ids(self, count: int) -> list[int] | None:
+        return bulk.fresh_ids(self.conn, count)
+
+    def update_imported(self, row: Row, merged: dict[str, Any], now: str) -> None:
+        return bulk.update_imported(self.conn, row, merged, now)
+
+    def insert_imported(
+        self,
+        rows: list[dict[str, Any]],
+        contents: Sequence[str],
+        history: Sequence[tuple[Any, ...]],
+    ) -> None:
+        return bulk.insert_imported(self.conn, rows, contents, history)
+
+    # -- search candidates ---------------------------------------------------
+    def holds_at_least(self, matches: Iterable[str], count: int) -> bool:
+        return lexical.holds_at_least(self.conn, matches, count)
+
+    def probe_first(self) -> bool:
+        return lexical.probe_first(self.conn)
+
+    def count_matches(self, match: str, cap: int) -> int:
+        return lexical.count_matches(self.conn, match, cap)
+
+    def larger_than(self, count: int) -> bool:
+        return lexical.larger_than(self.conn, count)
+
+    def ranked(
+        self,
+        scope: Scope,
+        now: datetime,
+        match: str,
+        filters: Filters,
+        candidates: int,
+        *,
+        words: Sequence[Sequence[Term]] | None = None,
+        every: bool = False,
+    ) -> list[tuple[Row, float]]:
+        return lexical.ranked(
+            self.conn, scope, now, match, filters, candidates, words=words, every=every
+        )
+
+    # -- the search index ----------------------------------------------------
+    def optimize(self) -> None:
+        return fts.optimize(self.conn)
+
+    def bulk_loading(self) -> AbstractContextManager[None]:
+        return fts.bulk_loading(self.conn)
+
+    # -- one memory: reads, writes, versions ---------------------------------
+    def by_id(self, memory_id: int) -> Row:
+        return memories.by_id(self.conn, memory_id)
+
+    def has_id(self, scope: Scope, memory_id: int) -> bool:
+        return memories.has_id(self.conn, scope, memory_id)
+
+    def ids_by_uid_prefix(self, scope: Scope, hex_prefix: str, limit: int) -> list[int]:
+        return memories.ids_by_uid_prefix(self.conn, scope, hex_prefix, limit)
+
+    def fetch(self, memory_id: int) -> Memory:
+        return memories.fetch(self.conn, memory_id)
+
+    def newest_first(
+        self, scope: Scope, filters: Filters, now: datetime, limit: int | None
+    ) -> list[Memory]:
+        return memories.newest_first(self.conn, scope, filters, now, limit)
+
+    def in_id_order(self, scope: Scope | None, filters: Filters, now: datetime) -> list[Memory]:
+        return memories.in_id_order(self.conn, scope, filters, now)
+
+    def count(self, scope: Scope, filters: Filters, now: datetime) -> int:
+        return memories.count(self.conn, scope, filters, now)
+
+    def pack_candidates(
+        self,
+        scope: Scope,
+        filters: Filters,
+        now: datetime,
+        *,
+        limit: int,
+        pinned_limit: int,
+        pinned_only: bool,
+    ) -> list[Memory]:
+        return memories.pack_candidates(
+            self.conn,
+            scope,
+            filters,
+            now,
+            limit=limit,
+            pinned_limit=pinned_limit,
+            pinned_only=pinned_only,
+        )
+
+    def pinned_standing(
+        self, scope: Scope, filters: Filters, now: datetime, *, limit: int
+    ) -> list[tuple[int, int, str, int]]:
+        return memories.pinned_standing(self.conn, scope, filters, now, limit=limit)
+
+    def by_ids(self, ids: Iterable[int]) -> list[Memory]:
+        return memories.by_ids(self.conn, ids)
+
+    def neighbours(
+        self,
+        scope: Scope,
+        filters: Filters,
+        now: datetime,
+        memory: Memory,
+        span: int,
+        window: timedelta,
+    ) -> tuple[list[Memory], list[Memory]]:
+        return memories.neighbours(self.conn, scope, filters, now, memory, span, window)
+
+    def session_openers(self, ids: Iterable[int]) -> set[int]:
+        return memories.session_openers(self.conn, ids)
+
+    def live_by_key(self, scope: Scope, key: str) -> Row | None:
+        return memories.live_by_key(self.conn, scope, key)
+
+    def live_by_hash(self, scope: Scope, content_hash: int, now: datetime) -> int | None:
+        return memories.live_by_hash(self.conn, scope, content_hash, now)
+
+    def insert(self, values: dict[str, Any]) -> int:
+        return memories.insert(self.conn, values)
+
+    def touch_updated(self, memory_id: int, now: datetime) -> None:
+        return memories.touch_updated(self.conn, memory_id, now)
+
+    def replace_version(self, row: Row, new: dict[str, Any], change: str, now: datetime) -> None:
+        return memories.replace_version(self.conn, row, new, change, now)
+
+    def mark_forgotten(self, ids: Iterable[int], now: datetime) -> None:
+        return memories.mark_forgotten(self.conn, ids, now)
+
+    def undelete(self, row: Row, now: datetime) -> None:
+        return memories.undelete(self.conn, row, now)
+
+    def record_access(self, ids: Iterable[int], now: datetime) -> None:
+        return memories.record_access(self.conn, ids, now)
+
+    # -- the operations log --------------------------------------------------
+    def append(self, at: str, op: str, result_count: int, tokens: int, keep: int) -> None:
+        return oplog.append(self.conn, at, op, result_count, tokens, keep)
+
+    def totals(self) -> list[tuple[str, int, int, int]]:
+        return oplog.totals(self.conn)
