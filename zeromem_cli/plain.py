@@ -520,16 +520,6 @@ def _init__DatePatterns(  # type: ignore[no-untyped-def]
 INITS["search._DatePatterns"] = _init__DatePatterns
 
 
-def _init__EveryWord(  # type: ignore[no-untyped-def]
-    self, match, exact
-):
-    _set(self, "match", match)
-    _set(self, "exact", exact)
-
-
-INITS["search._EveryWord"] = _init__EveryWord
-
-
 def _init_Window(  # type: ignore[no-untyped-def]
     self, match, after, rare_ids
 ):

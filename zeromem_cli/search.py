@@ -36,7 +36,7 @@ from typing import Any
 from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.plain import FrozenRecord
 from zeromem_cli.storage.base import Backend
-from zeromem_cli.storage.query import BM25_WEIGHTS
+from zeromem_cli.storage.query import BM25_WEIGHTS, CandidateQuery, Match
 from zeromem_cli.storage.records import Row
 from zeromem_cli.text.answers import answer_kinds, holds_answer
 from zeromem_cli.text.lexicon import IRREGULAR_FORMS, MONTHS, NUMBER_WORDS, WEEKDAYS
@@ -46,10 +46,8 @@ from zeromem_cli.text.query import (
     PREFIX_MIN_LENGTH,
     ParsedQuery,
     Term,
-    any_of,
     expand_terms,
     parse_query,
-    quote,
 )
 from zeromem_cli.text.related import related_words
 from zeromem_cli.text.speakers import ASSISTANT_LABELS, speaker_of, told_by_you
@@ -145,34 +143,30 @@ def run_search(
     (expiry) is still decided by ``now``. Driver errors propagate for the store to map.
     """
     apart = _split_pairs(backend, query, limit)
-    match = query.match(prefix=ranking.prefix, variants=ranking.variants, apart=apart)
-    if not match or not match.strip():
+    groups = _word_terms(query, ranking, apart)
+    if not groups:
         return []
     candidates = _candidates(limit, ranking)
     ranked: list[tuple[Row, float]] = []
-    every_word = _all_words_match(query, ranking, apart) if ranking.all_words_first else None
-    groups = _word_terms(query, ranking, apart)
-    if every_word is not None and (
-        not backend.probe_first()
-        or backend.holds_at_least(dict.fromkeys((every_word.exact, every_word.match)), candidates)
-    ):
-        ranked = backend.ranked(
-            scope, now, every_word.match, filters, candidates, words=groups, every=True
+    if ranking.all_words_first and 2 <= len(query.words) <= ALL_WORDS_MAX:
+        # The memories holding every word first, when enough do: the coverage bonus puts them
+        # on top anyway, and on a large store this spares ranking the many holding one
+        # common word (the backend may probe that enough do before ranking them).
+        every = CandidateQuery(
+            Match.every_word(groups), scope, filters, now, candidates, full_only=True
         )
+        ranked = backend.candidates(every)
     if len(ranked) < candidates:  # too few hold every word: rank every memory holding any
-        ranked = backend.ranked(scope, now, match, filters, candidates, words=groups)
+        ranked = backend.candidates(
+            CandidateQuery(Match.any_word(groups), scope, filters, now, candidates)
+        )
     related = _related(query) if ranking.related > 0 else {}
     if related:
         related = _rare_related(backend, related)
     if related:
         terms = [[Term(word)] for word in dict.fromkeys(w for ws in related.values() for w in ws)]
-        extra = backend.ranked(
-            scope,
-            now,
-            " OR ".join(t[0].expression() for t in terms),
-            filters,
-            candidates,
-            words=terms,
+        extra = backend.candidates(
+            CandidateQuery(Match.any_word(terms), scope, filters, now, candidates)
         )
         ranked = _merged(ranked, extra, ranking.related, candidates)
         holders = {row["id"] for row, _ in extra}
@@ -209,7 +203,7 @@ def is_common(backend: Backend, word: str, more_than: int = RELATED_MAX_MATCHES)
     """Whether ``word`` (exactly, no variants) matches more than ``more_than`` memories:
     probed without ranking, a walk of at most that many index entries. An added word this
     common weighs little in BM25 and costs a search the most (related words, pack's feedback)."""
-    return backend.holds_at_least([quote(word)], more_than + 1)
+    return backend.holds_at_least(Match.phrase(word), more_than + 1)
 
 
 def held_by_few(backend: Backend, word: str, most: int = RELATED_MAX_MATCHES) -> bool:
@@ -217,7 +211,7 @@ def held_by_few(backend: Backend, word: str, most: int = RELATED_MAX_MATCHES) ->
     store that large, a word added to a query (pack's feedback) must be: a common one says
     little and costs its search the most, and one held only through its prefix variant (a
     stem like ``migrat``) may be common through it, which only a costly prefix probe tells."""
-    return 0 < backend.count_matches(quote(word), most + 1) <= most
+    return 0 < backend.count_matches(Match.phrase(word), most + 1) <= most
 
 
 def may_hold_common_words(backend: Backend, more_than: int = RELATED_MAX_MATCHES) -> bool:
@@ -285,7 +279,9 @@ def run_fts_search(
     processing, no date or coverage factor; a malformed expression raises InvalidInputError."""
     if not expression.strip():
         return []
-    ranked = backend.expression_ranked(scope, now, expression, filters, _candidates(limit, ranking))
+    ranked = backend.expression_candidates(
+        expression, scope, filters, now, _candidates(limit, ranking)
+    )
     return _rescored(ranked, now, ranking, None, [], filters, limit)
 
 
@@ -295,7 +291,9 @@ def _split_pairs(backend: Backend, query: ParsedQuery, limit: int) -> tuple[str,
     that fills the page as written is not: the fallback's NEAR query costs, and is needed
     only where the word as written finds too little."""
     return tuple(
-        pair for pair in query.pairs if backend.count_matches(quote(pair), max(limit, 1)) < limit
+        pair
+        for pair in query.pairs
+        if backend.count_matches(Match.phrase(pair), max(limit, 1)) < limit
     )
 
 
@@ -528,40 +526,6 @@ def _word_terms(
         groups.append(terms)
         room -= len(terms)
     return groups
-
-
-class _EveryWord(FrozenRecord):
-    """FTS5 expressions matching memories that hold every word of a query: ``match`` with
-    each word in any of its forms, ``exact`` in its exact forms only (a subset of ``match``'s
-    matches, cheaper to walk: no prefix variant's match lists to merge)."""
-
-    match: str
-    exact: str
-
-
-def _all_words_match(
-    query: ParsedQuery, ranking: Ranking, apart: tuple[str, ...] = ()
-) -> _EveryWord | None:
-    """The expressions matching memories that hold every word of ``query``, with the same
-    phrases as ``ParsedQuery.match`` so BM25 scores are identical; None for one word or many.
-
-    Whether enough memories hold every word is probed before they are ranked
-    (``storage.candidates.holds_at_least``, the exact forms first): on SQLite ranking them
-    costs far more than walking them, so an all-words pass bound to fall short is skipped, not
-    thrown away. A backend whose ranking is bounded says the probe does not pay
-    (``storage.candidates.probe_first``: PostgreSQL).
-    """
-    words = query.words
-    if not 2 <= len(words) <= ALL_WORDS_MAX:
-        return None
-    per_word = [
-        expand_terms([word], prefix=ranking.prefix, variants=ranking.variants, apart=apart)
-        for word in words
-    ]
-    return _EveryWord(
-        " AND ".join(f"({any_of(terms, exact=False)})" for terms in per_word),
-        " AND ".join(f"({any_of(terms, exact=True)})" for terms in per_word),
-    )
 
 
 def _score(

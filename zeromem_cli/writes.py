@@ -19,6 +19,7 @@ from zeromem_cli import validation
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Filters, Memory, Scope, WriteResult
 from zeromem_cli.storage.base import Backend
+from zeromem_cli.storage.query import CandidateQuery, Match
 from zeromem_cli.storage.records import KeyTaken, Row, to_memory
 from zeromem_cli.text.normalize import clean_content as _clean
 from zeromem_cli.text.normalize import content_hash, require_utf8
@@ -224,16 +225,22 @@ def similar_memories(
     from zeromem_cli.text.similarity import (
         CANDIDATES,
         RARE_CAP,
-        candidate_match,
+        candidate_terms,
         nearest,
         word_features,
     )
 
     words = query_words(content)
-    match = candidate_match(words, lambda found: backend.count_matches(found, RARE_CAP))
-    if match is None:
+    rare, common = candidate_terms(
+        words, lambda term: backend.count_matches(Match.any_word([[term]]), RARE_CAP)
+    )
+    match = Match.any_word([term] for term in rare)
+    if common:  # or every common word of the text
+        match = match.either(Match.every_word([term] for term in common))
+    if match.empty:
         return []
-    ranked = backend.ranked(scope, now, match, Filters(), CANDIDATES)
+    query = CandidateQuery(match, scope, Filters(), now, CANDIDATES, bounded=False)
+    ranked = backend.candidates(query)
     return nearest(word_features(words), [to_memory(row) for row, _ in ranked])
 
 

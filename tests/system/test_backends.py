@@ -29,7 +29,9 @@ def _parameters(function: object) -> list[tuple[str, object, object]]:
 
 def test_the_interface_is_what_the_policy_modules_need() -> None:
     assert len(INTERFACE) >= 50
-    assert {"read", "transaction", "find_row", "history_rows", "ranked", "insert"} <= set(INTERFACE)
+    assert {"read", "transaction", "find_row", "history_rows", "candidates", "insert"} <= set(
+        INTERFACE
+    )
 
 
 @pytest.mark.parametrize("backend", [SqliteBackend, PostgresBackend])

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from zeromem_cli.models import Filters, Memory, Scope
+from zeromem_cli.storage.query import CandidateQuery, Match
 from zeromem_cli.storage.records import Row
-from zeromem_cli.text.query import Term
 
 T = TypeVar("T")
 
@@ -98,13 +98,6 @@ class Backend(ABC):
     def history_rows(self, ids: Iterable[int]) -> list[Row]:
         """The ``memory_history`` rows (earlier versions) of ``ids``, by memory id, oldest
         version first."""
-
-    @abstractmethod
-    def expression_ranked(
-        self, scope: Scope, now: datetime, expression: str, filters: Filters, candidates: int
-    ) -> list[tuple[Row, float]]:
-        """``search --fts``: the memories matching the user's own FTS5 ``expression``, ranked
-        as ``ranked`` ranks; InvalidInputError when the expression is malformed."""
 
     # -- many memories: forget and gc batches, purge, maintenance, stats, import
     @abstractmethod
@@ -213,42 +206,34 @@ class Backend(ABC):
         entries (``contents``: each row's content index text) and their earlier versions
         (``history``: rows of ``HISTORY_COLUMNS``) in a few executemany calls."""
 
-    # -- search candidates ---------------------------------------------------
-    @abstractmethod
-    def holds_at_least(self, matches: Iterable[str], count: int) -> bool:
-        """Whether one of ``matches`` (tried in order: put the cheapest first) matches ``count``
-        memories or more, scope and filters aside. It walks match lists without ranking them."""
+    # -- search candidates (a structured query: ``storage.query``) ----------------------------
 
     @abstractmethod
-    def probe_first(self) -> bool:
-        """Whether a search should probe that enough memories hold every query word
-        (``holds_at_least``) before ranking them: here, yes. FTS5 computes BM25 for every match
-        before it sorts them, so ranking a match set bound to fall short costs far more than
-        walking it."""
+    def candidates(self, query: CandidateQuery) -> list[tuple[Row, float]]:
+        """The best ``query.pool`` memories for ``query``, as (row, BM25) pairs, best first
+        (FTS5's sign: lower is better; ties newest first). The backend compiles the match
+        itself (FTS5 MATCH, or a ``tsquery`` and BM25 in SQL)."""
 
     @abstractmethod
-    def count_matches(self, match: str, cap: int) -> int:
-        """How many memories ``match`` matches, counted up to ``cap``."""
+    def count_matches(self, match: Match, cap: int) -> int:
+        """How many memories ``match`` matches (scope aside), counted up to ``cap``."""
+
+    @abstractmethod
+    def holds_at_least(self, match: Match, count: int) -> bool:
+        """Whether ``match`` matches ``count`` memories or more (scope aside), found without
+        ranking them."""
 
     @abstractmethod
     def larger_than(self, count: int) -> bool:
-        """Whether the store ever held more than ``count`` memories (its newest id): if not, no
-        word can match more, and probes for common words can be skipped."""
+        """Whether the store may hold more than ``count`` memories: if not, no word can match
+        more, and probes for common words can be skipped."""
 
     @abstractmethod
-    def ranked(
-        self,
-        scope: Scope,
-        now: datetime,
-        match: str,
-        filters: Filters,
-        candidates: int,
-        *,
-        words: Sequence[Sequence[Term]] | None = None,
-        every: bool = False,
+    def expression_candidates(
+        self, expression: str, scope: Scope, filters: Filters, now: datetime, pool: int
     ) -> list[tuple[Row, float]]:
-        """The best ``candidates`` memories matching ``match`` within the scope and filters, by
-        BM25 (with that rank), best first (ties: newest id first)."""
+        """``search --fts``: the user's own FTS5 ``expression``, ranked as ``candidates``
+        ranks; InvalidInputError when it is malformed."""
 
     # -- the search index ----------------------------------------------------
     @abstractmethod

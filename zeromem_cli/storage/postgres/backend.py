@@ -13,9 +13,9 @@ from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.storage.base import Backend
 from zeromem_cli.storage.postgres import bulk, db, fts, memories, oplog
 from zeromem_cli.storage.postgres import candidates as lexical
+from zeromem_cli.storage.postgres.match import compiled
+from zeromem_cli.storage.query import CandidateQuery, Match
 from zeromem_cli.storage.records import Row
-from zeromem_cli.storage.sqlite.candidates import check_expression
-from zeromem_cli.text.query import Term
 
 T = TypeVar("T")
 
@@ -82,12 +82,6 @@ class PostgresBackend(Backend):
 
     def history_rows(self, ids: Iterable[int]) -> list[Row]:
         return memories.history_rows(self.conn, ids)
-
-    def expression_ranked(
-        self, scope: Scope, now: datetime, expression: str, filters: Filters, candidates: int
-    ) -> list[tuple[Row, float]]:
-        check_expression(expression)
-        return self.ranked(scope, now, expression, filters, candidates)
 
     # -- many memories: forget and gc batches, purge, maintenance, stats, import
     def selected(
@@ -174,33 +168,38 @@ class PostgresBackend(Backend):
     ) -> None:
         return bulk.insert_imported(self.conn, rows, contents, history)
 
-    # -- search candidates ---------------------------------------------------
-    def holds_at_least(self, matches: Iterable[str], count: int) -> bool:
-        return lexical.holds_at_least(self.conn, matches, count)
+    # -- search candidates -------------------------------------------------------------------
 
-    def probe_first(self) -> bool:
-        return lexical.probe_first(self.conn)
+    def candidates(self, query: CandidateQuery) -> list[tuple[Row, float]]:
+        # No probe for ``full_only``: the ranking statement is bounded (a window of matches,
+        # BM25 on the server), and a probe would cost as much as its index scan, done twice.
+        words = query.match.words if query.bounded else None
+        return lexical.ranked(
+            self.conn,
+            query.scope,
+            query.now,
+            compiled(query.match),
+            query.filters,
+            query.pool,
+            words=words,
+            every=query.match.every,
+        )
 
-    def count_matches(self, match: str, cap: int) -> int:
-        return lexical.count_matches(self.conn, match, cap)
+    def count_matches(self, match: Match, cap: int) -> int:
+        return lexical.count_matches(self.conn, compiled(match), cap)
+
+    def holds_at_least(self, match: Match, count: int) -> bool:
+        return lexical.holds_at_least(self.conn, compiled(match), count)
 
     def larger_than(self, count: int) -> bool:
         return lexical.larger_than(self.conn, count)
 
-    def ranked(
-        self,
-        scope: Scope,
-        now: datetime,
-        match: str,
-        filters: Filters,
-        candidates: int,
-        *,
-        words: Sequence[Sequence[Term]] | None = None,
-        every: bool = False,
+    def expression_candidates(
+        self, expression: str, scope: Scope, filters: Filters, now: datetime, pool: int
     ) -> list[tuple[Row, float]]:
-        return lexical.ranked(
-            self.conn, scope, now, match, filters, candidates, words=words, every=every
-        )
+        from zeromem_cli.storage.postgres.expression import parse
+
+        return lexical.ranked(self.conn, scope, now, parse(expression), filters, pool)
 
     # -- the search index ----------------------------------------------------
     def optimize(self) -> None:

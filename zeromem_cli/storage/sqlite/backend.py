@@ -13,11 +13,11 @@ from typing import Any, TypeVar
 
 from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.storage.base import Backend
+from zeromem_cli.storage.query import CandidateQuery, Match
 from zeromem_cli.storage.records import Row
 from zeromem_cli.storage.sqlite import candidates as lexical
 from zeromem_cli.storage.sqlite import db, fts, memories
-from zeromem_cli.storage.sqlite.candidates import check_expression
-from zeromem_cli.text.query import Term
+from zeromem_cli.storage.sqlite import match as fts5
 
 T = TypeVar("T")
 
@@ -81,12 +81,6 @@ class SqliteBackend(Backend):
 
     def history_rows(self, ids: Iterable[int]) -> list[Row]:
         return memories.history_rows(self.conn, ids)
-
-    def expression_ranked(
-        self, scope: Scope, now: datetime, expression: str, filters: Filters, candidates: int
-    ) -> list[tuple[Row, float]]:
-        check_expression(expression)
-        return self.ranked(scope, now, expression, filters, candidates)
 
     # -- many memories: forget and gc batches, purge, maintenance, stats, import
     def selected(
@@ -209,33 +203,46 @@ class SqliteBackend(Backend):
 
         return bulk.insert_imported(self.conn, rows, contents, history)
 
-    # -- search candidates ---------------------------------------------------
-    def holds_at_least(self, matches: Iterable[str], count: int) -> bool:
-        return lexical.holds_at_least(self.conn, matches, count)
+    # -- search candidates -------------------------------------------------------------------
 
-    def probe_first(self) -> bool:
-        return lexical.probe_first(self.conn)
+    def candidates(self, query: CandidateQuery) -> list[tuple[Row, float]]:
+        text = fts5.expression(query.match)
+        if not text:
+            return []
+        if query.full_only:
+            # FTS5 computes BM25 for every match before sorting them: probing (the exact
+            # forms first, cheaper to walk) spares ranking a match set bound to fall short.
+            probes = dict.fromkeys((fts5.expression(query.match.exact()), text))
+            if not lexical.holds_at_least(self.conn, probes, query.pool):
+                return []
+        words = query.match.words if query.bounded else None
+        return lexical.ranked(
+            self.conn,
+            query.scope,
+            query.now,
+            text,
+            query.filters,
+            query.pool,
+            words=words,
+            every=query.match.every,
+        )
 
-    def count_matches(self, match: str, cap: int) -> int:
-        return lexical.count_matches(self.conn, match, cap)
+    def count_matches(self, match: Match, cap: int) -> int:
+        text = fts5.expression(match)
+        return lexical.count_matches(self.conn, text, cap) if text else 0
+
+    def holds_at_least(self, match: Match, count: int) -> bool:
+        text = fts5.expression(match)
+        return bool(text) and lexical.holds_at_least(self.conn, [text], count)
 
     def larger_than(self, count: int) -> bool:
         return lexical.larger_than(self.conn, count)
 
-    def ranked(
-        self,
-        scope: Scope,
-        now: datetime,
-        match: str,
-        filters: Filters,
-        candidates: int,
-        *,
-        words: Sequence[Sequence[Term]] | None = None,
-        every: bool = False,
+    def expression_candidates(
+        self, expression: str, scope: Scope, filters: Filters, now: datetime, pool: int
     ) -> list[tuple[Row, float]]:
-        return lexical.ranked(
-            self.conn, scope, now, match, filters, candidates, words=words, every=every
-        )
+        lexical.check_expression(expression)
+        return lexical.ranked(self.conn, scope, now, expression, filters, pool)
 
     # -- the search index ----------------------------------------------------
     def optimize(self) -> None:
