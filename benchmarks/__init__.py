@@ -1,1 +1,1 @@
-"""zeromem benchmarks: retrieval quality, pack recall and speed. See benchmarks/README.md."""
+"""zeromem benchmarks: retrieval quality, pack recall and speed. See docs/benchmarks.md."""

@@ -18,6 +18,7 @@ BENCHMARKS = {
     "speed": "start-up, latency at 10k/100k/1M, writes, footprint, gc, import time",
     "mcp_latency": "zeromem mcp tool-call round trips at 10k/100k, server start-up",
     "hook_latency": "cold `zeromem hook claude-code user-prompt` at 10k/100k beside search",
+    "agent_memory": "hand-written agent-memory stores: shared-word vs paraphrase recall",
     "encryption": "encrypted vs plain store: cold search/add, in-process search/pack at 100k",
 }
 

@@ -447,7 +447,7 @@ def load_config(path: Path | None = None) -> Config:
 
 
 def settings_markdown() -> str:
-    """The config keys table of README.md (a test fails when README drifts from SETTINGS)."""
+    """The config keys table of docs/configuration.md (a test fails when they drift apart)."""
     lines = ["| key | type | default | environment | meaning |", "|---|---|---|---|---|"]
     for spec in SETTINGS.values():
         kind = {str: "text", int: "integer", float: "number", bool: "true/false"}[spec.kind]

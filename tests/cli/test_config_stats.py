@@ -140,12 +140,14 @@ def test_log_can_be_turned_off_and_holds_no_content(cli: Run, db_path: Path) -> 
     assert "secret" not in json.dumps(rows)
 
 
-def test_readme_config_table_matches_the_schema() -> None:
+def test_docs_config_table_matches_the_schema() -> None:
     from zeromem_cli.config import settings_markdown
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    start = readme.index("<!-- config-keys:start -->\n") + len("<!-- config-keys:start -->\n")
-    end = readme.index("<!-- config-keys:end -->")
-    assert readme[start:end] == settings_markdown(), (
-        "README config table is stale: paste zeromem_cli.config.settings_markdown() in"
+    page = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
+    text = page.read_text(encoding="utf-8")
+    start = text.index("<!-- config-keys:start -->\n") + len("<!-- config-keys:start -->\n")
+    end = text.index("<!-- config-keys:end -->")
+    assert text[start:end] == settings_markdown(), (
+        "docs/configuration.md's config table is stale: paste "
+        "zeromem_cli.config.settings_markdown() in"
     )

@@ -298,7 +298,7 @@ def _reads(db: Path, *settings: str) -> bool:
 def test_new_encrypted_and_rekeyed_stores_use_hmac_sha256_pages(
     cli: Run, db_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """README names these settings for opening a store with the sqlcipher shell."""
+    """docs/encryption.md names these settings for opening a store with the sqlcipher shell."""
     sha256 = "cipher_hmac_algorithm = HMAC_SHA256"
     monkeypatch.setenv("ZEROMEM_KEY", KEY)
     assert cli("add", CANARY).exit_code == 0  # created encrypted

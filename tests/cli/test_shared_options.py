@@ -112,7 +112,7 @@ def test_path_takes_db_but_no_scope(option: str, tmp_path: Path) -> None:
 
 
 def test_exactly_the_store_commands_take_the_store_options() -> None:
-    """The commands README lists as taking --db/--user/--agent/--session do; no other does."""
+    """The commands docs/cli.md lists as taking --db/--user/--agent/--session do; no other does."""
     from typer.main import get_command
 
     from zeromem_cli.cli import COMMAND_ORDER
@@ -132,7 +132,7 @@ def test_exactly_the_store_commands_take_the_store_options() -> None:
                 options & {"--db", "--user", "--agent", "--session", "--key-file"}
             )
     store = ["--agent", "--db", "--key-file", "--session", "--user"]
-    # README: these open no database (admin init-postgres takes its URL as an argument)
+    # docs/cli.md: these open no database (admin init-postgres takes its URL as an argument)
     storeless = {"config", "path", "completions", "setup", "key", "admin"}
     assert {name for name, options in taking.items() if options == store} == (
         set(COMMAND_ORDER) - storeless

@@ -199,5 +199,5 @@ def completion_script(shell: str) -> str:
 def completions(
     shell: Annotated[Shell, typer.Argument(help="bash, zsh or fish.", show_default=False)],
 ) -> None:
-    """Print the shell completion script (see README for where to install it)."""
+    """Print the shell completion script (docs/cli.md says where to install it)."""
     print(completion_script(shell.value), end="")

@@ -13,7 +13,7 @@ tags included. It also stays under the harness's whole-delivery size (``MAX_CONT
 
 Hooks count with the ``approx`` tokenizer whatever ``pack.tokenizer`` says: loading an exact
 vocabulary (about a second) takes longer than a hook may run. ``approx`` is the conservative
-counter (README, Packing); the budget is exact in its tokens.
+counter (docs/pack.md); the budget is exact in its tokens.
 """
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ def members_use_the_index(conn: Any) -> bool:
     its function is leakproof, and PostgreSQL does not mark the text-search match
     (``ts_match_vq``, the ``@@`` operator) so. Without it every search of a member reads the
     whole table (about a second at 1M memories); a superuser may mark it (``LEAKPROOF_SQL``,
-    README: "Sharing a memory with a team")."""
+    docs/team.md)."""
     row = conn.execute(
         "SELECT proleakproof AS leakproof FROM pg_proc "
         "WHERE oid = 'ts_match_vq(tsvector, tsquery)'::regprocedure"

@@ -91,7 +91,7 @@ def checkpoint(conn: Any) -> bool:
 
 def vacuum(conn: Any) -> None:
     """Rewrite the tables without dead row versions (VACUUM FULL: the purged text leaves the
-    table files; the WAL and backups are the operator's, see README). Only the tables' owner
+    table files; the WAL and backups are the operator's, see docs/team.md). Only the tables' owner
     may: PostgreSQL would skip them for anyone else with a mere warning."""
     if not owns_tables(conn):
         raise StoreError("gc --vacuum on a PostgreSQL store must run as the owner of its tables")
