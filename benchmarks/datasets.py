@@ -13,7 +13,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-DATASETS = Path(os.environ.get("ZEROMEM_DATASETS", REPO.parent / "shared" / "datasets"))
+
+
+def _shared_datasets() -> Path:
+    """../shared/datasets beside the repository, or beside the nearest folder above it that has
+    one (a git worktree lives deeper than the main checkout)."""
+    for folder in REPO.parents:
+        if (folder / "shared" / "datasets").is_dir():
+            return folder / "shared" / "datasets"
+    return REPO.parent / "shared" / "datasets"
+
+
+DATASETS = Path(os.environ.get("ZEROMEM_DATASETS") or _shared_datasets())
 
 CATEGORY_NAMES = {
     1: "multi-hop",
@@ -183,9 +194,46 @@ def load_longmemeval(path: Path | None = None) -> list[Haystack] | None:
 
 
 def held_out(key: str) -> bool:
-    """The fixed tuning / held-out split (chosen before any held-out figure was seen): a
-    question is held out when the first byte of the SHA-1 of its key is odd. Keys are
-    "<sample_id>:<question number>" for LoCoMo and the question id for LongMemEval."""
+    """Whether a haystack key is in the held-out half: the first byte of the SHA-1 of the key is
+    odd (fixed before any held-out figure was seen). Pass a haystack, never a question: every
+    question over one haystack must land on the same side, or tuning on one reads the other's
+    memories. Use ``locomo_held_out``, ``longmemeval_held_out`` or ``chinese_held_out``."""
     import hashlib
 
     return hashlib.sha1(key.encode("utf-8")).digest()[0] % 2 == 1
+
+
+# LoCoMo's ten conversations in file order: every other one is held out (five and five; a hash
+# of ten ids splits them six to four). The split is by conversation, the haystack its
+# questions share.
+def locomo_held_out(sample_id: str, conversations: list[str] | None = None) -> bool:
+    """Whether LoCoMo conversation ``sample_id`` is in the held-out half (the 2nd, 4th...
+    conversation of locomo10.json; ``conversations``: the ids in file order, read when absent)."""
+    order = conversations if conversations is not None else _locomo_order()
+    if sample_id in order:
+        return order.index(sample_id) % 2 == 1
+    return held_out(sample_id)
+
+
+def _locomo_order() -> list[str]:
+    global _LOCOMO_ORDER
+    if _LOCOMO_ORDER is None:
+        path = DATASETS / "locomo10.json"
+        data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+        _LOCOMO_ORDER = [str(s.get("sample_id", n)) for n, s in enumerate(data)]
+    return _LOCOMO_ORDER
+
+
+_LOCOMO_ORDER: list[str] | None = None
+
+
+def longmemeval_held_out(question_id: str) -> bool:
+    """Whether a LongMemEval question is held out, split by haystack: a question and its
+    abstention sibling (``<id>_abs``, the same haystack) land on the same side."""
+    return held_out(question_id.removesuffix("_abs"))
+
+
+def chinese_held_out(query: str) -> bool:
+    """Whether a query of the Chinese set is held out. The set is one store of 40 memories (a
+    single haystack), so it can only be split by query: its halves share memories."""
+    return held_out(query)

@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.datasets import Haystack, held_out
+from benchmarks.datasets import Haystack, longmemeval_held_out
 from benchmarks.plain_fts import PlainIndex
 from benchmarks.plain_pack import greedy_pack
 from zeromem_cli import MemoryStore
@@ -102,7 +102,7 @@ def evaluate(
                         }
                     )
                     extra["pack@1000"] = 0.0
-                    extra["held_out"] = float(held_out(stack.question_id))
+                    extra["held_out"] = float(longmemeval_held_out(stack.question_id))
                     out.setdefault(name, defaultdict(list))[stack.question_type].append(extra)
                 zm_ranked = [
                     position[m.id]
@@ -121,7 +121,7 @@ def evaluate(
             finally:
                 store.close()
                 plain.close()
-            flag = float(held_out(stack.question_id))
+            flag = float(longmemeval_held_out(stack.question_id))
             for system, ranked, packed in (
                 ("zeromem", zm_ranked, zm_packed),
                 ("plain", plain_ranked, plain_packed),

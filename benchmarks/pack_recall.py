@@ -25,7 +25,13 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from benchmarks.datasets import CATEGORY_NAMES, Conversation, held_out, load_chinese, load_locomo
+from benchmarks.datasets import (
+    CATEGORY_NAMES,
+    Conversation,
+    load_chinese,
+    load_locomo,
+    locomo_held_out,
+)
 from benchmarks.plain_fts import PlainIndex
 from benchmarks.plain_pack import greedy_pack
 from zeromem_cli import MemoryStore
@@ -105,14 +111,14 @@ def locomo_recall(
             by_dia = {m.meta["dia_id"]: m for m in store.list(limit=None)}
             index = PlainIndex([t.memory_text for t in conv.turns])
             questions = conv.questions[:max_questions] if max_questions else conv.questions
-            for qnum, q in enumerate(questions):
+            for q in questions:
                 if q.category == 5 or not q.evidence:
                     continue
                 wanted = set(q.evidence)
                 plain_order = [by_dia[conv.turns[i].dia_id] for i in index.search(q.question, 200)]
                 row: dict = {
                     "category": q.category,
-                    "held_out": held_out(f"{conv.sample_id}:{qnum}"),
+                    "held_out": locomo_held_out(conv.sample_id),
                 }
                 for b in budgets:
                     options = {} if pool is None else {"pool": pool}

@@ -32,10 +32,11 @@ from benchmarks.datasets import (
     CATEGORY_NAMES,
     REPO,
     Conversation,
-    held_out,
+    chinese_held_out,
     load_chinese,
     load_locomo,
     load_longmemeval,
+    locomo_held_out,
 )
 from benchmarks.plain_fts import PlainIndex
 from zeromem_cli import MemoryStore
@@ -109,11 +110,11 @@ def locomo_compare(
     for conv, store in zip(conversations, stores, strict=True):
         questions = conv.questions[:max_questions] if max_questions else conv.questions
         index = PlainIndex([t.memory_text for t in conv.turns]) if plain else None
-        for number, question in enumerate(questions):
+        for question in questions:
             if not question.evidence:
                 continue
             wanted = set(question.evidence)
-            flag = float(held_out(f"{conv.sample_id}:{number}"))
+            flag = float(locomo_held_out(conv.sample_id))
             hits = store.search(question.question, limit=max(KS), ranking=ranking)
             ranked = {"zeromem": [h.meta.get("dia_id") for h in hits]}
             if index is not None:
@@ -131,47 +132,6 @@ def locomo_compare(
 
 HELD = -1  # key of the held-out flag in a result row
 LOCOMO_TARGET_R10 = 0.72  # issue 19's floor, categories 1-4
-
-
-ABLATIONS = {
-    "default": Ranking(),
-    "no coverage factor": Ranking(coverage=0.0),
-    "no session evidence": Ranking(session=0.0),
-    "no conversation context": Ranking(context=0.0),
-    "no related words": Ranking(related=0.0),
-    "no assistant's turns for 'you said'": Ranking(assistant=0.0),
-    "no date factor": Ranking(date=0.0),
-    "no verb variants": Ranking(variants=False),
-    "no prefix variants": Ranking(prefix=False),
-    "no importance/pin/recency": Ranking(importance=0.0, pinned=0.0, recency=0.0),
-    "pool 50 (not 150)": Ranking(pool=50),
-    "BM25 only": Ranking(
-        prefix=False,
-        variants=False,
-        coverage=0.0,
-        date=0.0,
-        importance=0.0,
-        pinned=0.0,
-        recency=0.0,
-        session=0.0,
-        context=0.0,
-        related=0.0,
-        assistant=0.0,
-        pool=0,
-    ),
-}
-
-
-def print_ablation(conversations: Sequence[Conversation], stores: Sequence[MemoryStore]) -> None:
-    """Overall Recall@k (categories 1-4) with one ranking feature switched off at a time."""
-    header = f"{'variant':<28}" + "".join(f"{'R@' + str(k):>8}" for k in KS)
-    print(header)
-    print("-" * len(header))
-    for name, ranking in ABLATIONS.items():
-        results = locomo_recall(conversations, stores, ranking=ranking)
-        rows = [r for c in (1, 2, 3, 4) for r in results.get(c, [])]
-        cells = "".join(f"{statistics.fmean(r[k] for r in rows):>8.3f}" for k in KS)
-        print(f"{name:<28}{cells}")
 
 
 def print_locomo(
@@ -219,23 +179,29 @@ ZH_VARIANTS = REPO / "benchmarks" / "zh_variants_eval.json"
 
 
 def chinese_scores(
-    workdir: Path, path: Path | None = None, point: str | None = None
+    workdir: Path, path: Path | None = None, point: str | None = None, part: str = "all"
 ) -> dict[str, float] | None:
     """hit@1, hit@3, MRR of the Chinese set (``path``: another file of the same format;
-    ``point``: only its queries testing that point)."""
+    ``point``: only its queries testing that point; ``part``: "tuning", "held-out" or "all",
+    split by query: the set is one store) for zeromem, and hit@3 of plain FTS5 beside."""
     data = load_chinese(path)
     if data is None:
         return None
     if point is not None:
         data.queries = [q for q in data.queries if q.get("point") == point]
-    with _fast(MemoryStore(workdir / f"zh-{point}.db")) as store:
+    if part != "all":
+        data.queries = [
+            q for q in data.queries if chinese_held_out(str(q["q"])) == (part == "held-out")
+        ]
+    with _fast(MemoryStore(workdir / f"zh-{point}-{part}.db")) as store:
         ids: dict[int, str] = {}
         for memory in data.memories:
             added = store.add(
                 memory["content"], category=memory["category"], meta={"id": memory["id"]}
             )
             ids[added.id] = memory["id"]
-        hit1 = hit3 = reciprocal = 0.0
+        plain = PlainIndex([str(m["content"]) for m in data.memories])
+        hit1 = hit3 = reciprocal = plain3 = 0.0
         for query in data.queries:
             relevant = set(query["relevant"])  # type: ignore[call-overload]
             ranked = [ids[h.id] for h in store.search(str(query["q"]), limit=10)]
@@ -243,17 +209,29 @@ def chinese_scores(
             hit1 += rank == 1
             hit3 += rank is not None and rank <= 3
             reciprocal += 1 / rank if rank else 0.0
-        n = len(data.queries)
-    return {"queries": n, "hit@1": hit1 / n, "hit@3": hit3 / n, "MRR": reciprocal / n}
+            found = [data.memories[i]["id"] for i in plain.search(str(query["q"]), 3)]
+            plain3 += bool(relevant & set(found))
+        plain.close()
+        n = max(len(data.queries), 1)
+    return {
+        "queries": len(data.queries),
+        "hit@1": hit1 / n,
+        "hit@3": hit3 / n,
+        "MRR": reciprocal / n,
+        "plain hit@3": plain3 / n,
+    }
 
 
 def print_chinese(scores: dict[str, float], name: str = "", header: bool = True) -> None:
     if header:
-        print(f"{'set':<26}{'queries':>8}{'hit@1':>8}{'hit@3':>8}{'MRR':>8}   target hit@3")
-        print("-" * 72)
+        print(
+            f"{'set':<26}{'queries':>8}{'hit@1':>8}{'hit@3':>8}{'MRR':>8}{'plain hit@3':>13}"
+            "   target hit@3"
+        )
+        print("-" * 85)
     print(
         f"{name:<26}{int(scores['queries']):>8}{scores['hit@1']:>8.3f}{scores['hit@3']:>8.3f}"
-        f"{scores['MRR']:>8.3f}   1.00"
+        f"{scores['MRR']:>8.3f}{scores['plain hit@3']:>13.3f}   1.00"
     )
 
 
@@ -351,7 +329,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="A small slice of everything.")
     parser.add_argument("--no-speed", action="store_true", help="Skip the latency benchmark.")
     parser.add_argument(
-        "--ablation", action="store_true", help="Also LoCoMo with each ranking feature off."
+        "--ablation",
+        action="store_true",
+        help="Only the ablation: each ranking factor off in turn, on the tuning half of every "
+        "dataset (benchmarks/ablation.py; databases cached under benchmarks/.cache/ablation).",
+    )
+    parser.add_argument(
+        "--dataset",
+        action="append",
+        choices=("locomo", "longmemeval", "chinese", "agent-memory"),
+        help="With --ablation: only this dataset (repeatable).",
+    )
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=1,
+        help="With --ablation: every Nth question only (1: all).",
     )
     parser.add_argument(
         "--no-longmemeval", action="store_true", help="Skip LongMemEval_S (the slowest part)."
@@ -375,6 +368,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--memories", type=int, default=None, help="Size of the speed DB (100000; quick: 2000)."
     )
     args = parser.parse_args(argv)
+    if args.ablation:
+        from benchmarks import ablation
+
+        ablation.run(args.dataset or ablation.DATASETS, sample=max(1, args.sample))
+        return 0
     with tempfile.TemporaryDirectory(prefix="zeromem-bench-") as tmp:
         workdir = Path(tmp)
         conversations = load_locomo()
@@ -392,10 +390,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 compared = locomo_compare(conversations, stores, 40 if args.quick else None)
                 print_locomo(compared["zeromem"], compared["plain"])
-                if args.ablation:
-                    print()
-                    print("LoCoMo categories 1-4, one ranking feature off at a time")
-                    print_ablation(conversations, stores)
             finally:
                 for store in stores:
                     store.close()
@@ -422,11 +416,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             longmemeval.print_table(longmemeval.evaluate(haystacks, per_session=args.per_session))
         print()
         print("Chinese / mixed memories (zh_memory_eval.json)")
-        scores = chinese_scores(workdir)
-        if scores is None:
+        if load_chinese() is None:
             print("  skipped: zh_memory_eval.json not found under ../shared/datasets")
         else:
-            print_chinese(scores, "public set")
+            for part in ("tuning", "held-out", "all"):
+                split = chinese_scores(workdir, part=part)
+                if split is not None:
+                    print_chinese(split, f"public set, {part}", header=part == "tuning")
         for point in ("traditional", "split-word", "proper-name"):
             own = chinese_scores(workdir, ZH_VARIANTS, point)
             if own is not None and own["queries"]:

@@ -6,7 +6,7 @@ record is built decides its kind:
 - On the start-up path of a command (the core, ``cli/``, the hooks): a mutable record the
   library returns (``Memory``, ``HistoryEntry``, ``WriteResult``, ``Filters``, ``PackResult``,
   pack's ``Candidate``) derives from ``Record``; a small immutable value (``Scope``,
-  ``Weights``, ``Ranking``, ``DateHint``, ``Window``, ``Term``, ``ParsedQuery``,
+  ``Weights``, ``Tuning``, ``DateHint``, ``Window``, ``Term``, ``ParsedQuery``,
   ``SecretRule``, ``SecretMatch``, ``Setting``, ``StoreOptions``) from ``FrozenRecord``:
   hashable, with ``_replace`` like a NamedTuple's.
 - Off it (lifecycle reports, import plans, stats, ingest, the MCP server, ``setup``): a
@@ -452,57 +452,100 @@ def _init_Weights(  # type: ignore[no-untyped-def]
 INITS["pack.select.Weights"] = _init_Weights
 
 
+def _init_Tuning(  # type: ignore[no-untyped-def]
+    self,
+    pool,
+    prefix,
+    variants,
+    all_words_first,
+    all_words_max,
+    coverage,
+    coverage_chars,
+    date,
+    importance,
+    pinned,
+    related,
+    related_share,
+    related_max_matches,
+    session,
+    context,
+    context_sources,
+    context_span,
+    context_decay,
+    context_lend_chars,
+    context_window_minutes,
+    pack_relevance,
+    pack_importance,
+    pack_recency,
+    pack_access,
+    pack_half_life_days,
+    pack_context,
+    access_saturation,
+    near_duplicate,
+    feedback_docs,
+    feedback_terms,
+    feedback,
+    opener,
+    opener_hits,
+    speaker,
+):
+    _set(self, "pool", pool)
+    _set(self, "prefix", prefix)
+    _set(self, "variants", variants)
+    _set(self, "all_words_first", all_words_first)
+    _set(self, "all_words_max", all_words_max)
+    _set(self, "coverage", coverage)
+    _set(self, "coverage_chars", coverage_chars)
+    _set(self, "date", date)
+    _set(self, "importance", importance)
+    _set(self, "pinned", pinned)
+    _set(self, "related", related)
+    _set(self, "related_share", related_share)
+    _set(self, "related_max_matches", related_max_matches)
+    _set(self, "session", session)
+    _set(self, "context", context)
+    _set(self, "context_sources", context_sources)
+    _set(self, "context_span", context_span)
+    _set(self, "context_decay", context_decay)
+    _set(self, "context_lend_chars", context_lend_chars)
+    _set(self, "context_window_minutes", context_window_minutes)
+    _set(self, "pack_relevance", pack_relevance)
+    _set(self, "pack_importance", pack_importance)
+    _set(self, "pack_recency", pack_recency)
+    _set(self, "pack_access", pack_access)
+    _set(self, "pack_half_life_days", pack_half_life_days)
+    _set(self, "pack_context", pack_context)
+    _set(self, "access_saturation", access_saturation)
+    _set(self, "near_duplicate", near_duplicate)
+    _set(self, "feedback_docs", feedback_docs)
+    _set(self, "feedback_terms", feedback_terms)
+    _set(self, "feedback", feedback)
+    _set(self, "opener", opener)
+    _set(self, "opener_hits", opener_hits)
+    _set(self, "speaker", speaker)
+
+
+INITS["ranking.tuning.Tuning"] = _init_Tuning
+
+
+def _init_Window(  # type: ignore[no-untyped-def]
+    self, match, after, rare_ids
+):
+    _set(self, "match", match)
+    _set(self, "after", after)
+    _set(self, "rare_ids", rare_ids)
+
+
+INITS["storage.sqlite.window.Window"] = _init_Window
+
+
 def _init_DateHint(  # type: ignore[no-untyped-def]
     self, test
 ):
     _set(self, "test", test)
 
 
-INITS["search.DateHint"] = _init_DateHint
-
-
-def _init_Ranking(  # type: ignore[no-untyped-def]
-    self,
-    coverage,
-    date,
-    importance,
-    pinned,
-    recency,
-    recency_half_life_days,
-    pool,
-    prefix,
-    variants,
-    all_words_first,
-    coverage_chars,
-    session,
-    related,
-    related_share,
-    aggregate_session,
-    context,
-    assistant,
-    answer,
-):
-    _set(self, "coverage", coverage)
-    _set(self, "date", date)
-    _set(self, "importance", importance)
-    _set(self, "pinned", pinned)
-    _set(self, "recency", recency)
-    _set(self, "recency_half_life_days", recency_half_life_days)
-    _set(self, "pool", pool)
-    _set(self, "prefix", prefix)
-    _set(self, "variants", variants)
-    _set(self, "all_words_first", all_words_first)
-    _set(self, "coverage_chars", coverage_chars)
-    _set(self, "session", session)
-    _set(self, "related", related)
-    _set(self, "related_share", related_share)
-    _set(self, "aggregate_session", aggregate_session)
-    _set(self, "context", context)
-    _set(self, "assistant", assistant)
-    _set(self, "answer", answer)
-
-
-INITS["search.Ranking"] = _init_Ranking
+INITS["text.dates.DateHint"] = _init_DateHint
 
 
 def _init__DatePatterns(  # type: ignore[no-untyped-def]
@@ -517,18 +560,7 @@ def _init__DatePatterns(  # type: ignore[no-untyped-def]
     _set(self, "weekday", weekday)
 
 
-INITS["search._DatePatterns"] = _init__DatePatterns
-
-
-def _init_Window(  # type: ignore[no-untyped-def]
-    self, match, after, rare_ids
-):
-    _set(self, "match", match)
-    _set(self, "after", after)
-    _set(self, "rare_ids", rare_ids)
-
-
-INITS["storage.sqlite.window.Window"] = _init_Window
+INITS["text.dates._DatePatterns"] = _init__DatePatterns
 
 
 def _init_Term(  # type: ignore[no-untyped-def]

@@ -1,9 +1,9 @@
 """What a database holds and what packing saves: the numbers behind ``zeromem stats``.
 
-Counts come from one pass over ``memories`` (``storage.bulk``); stored tokens are estimated
-over the live memories' content; the average ``pack`` output comes from the operations log
-(``oplog``), so the report can say how many tokens packing prints compared with pasting every
-live memory.
+Counts come from one pass over ``memories`` (``Backend.counts`` and its neighbours); stored
+tokens are estimated over the live memories' content; the average ``pack`` output comes from
+the operations log (``oplog``), so the report can say how many tokens packing prints compared
+with pasting every live memory.
 """
 
 from __future__ import annotations

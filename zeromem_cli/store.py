@@ -303,10 +303,12 @@ class MemoryStore:
         pinned_share: float = SETTINGS["pack.pinned_share"].default,
         exclude: Iterable[int] = (),
         as_of: datetime | None = None,
+        ranking: Ranking | None = None,
     ) -> PackResult:
         """The most relevant memories that fit a token budget, formatted for an LLM prompt.
 
-        See ``zeromem_cli.pack.select.pack`` for the options; ``touch`` records an access of
+        See ``zeromem_cli.pack.select.pack`` for the options (``ranking``: the ``Tuning`` of
+        search and pack); ``touch`` records an access of
         every packed memory (``record_access``), except in a read-only store.
         """
         from zeromem_cli.pack.select import pack
@@ -331,6 +333,7 @@ class MemoryStore:
                 pinned_share=pinned_share,
                 exclude=exclude,
                 as_of=as_of,
+                ranking=ranking,
             ),
         )
         if touch and result.memories and self.writable:

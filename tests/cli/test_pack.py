@@ -42,7 +42,7 @@ def test_cli_stats_and_explain_go_to_stderr(cli: Run) -> None:
 def test_cli_reads_the_query_from_stdin(cli: Run) -> None:
     cli("add", "周报发送时间改为每周五下午五点")
     cli("add", "unrelated english memory")
-    result = cli("pack", "-", "--format", "json", input="周报什么时候发送？")
+    result = cli("pack", "-", "--format", "json", input="周报几点发送？")
     assert [r["content"] for r in json.loads(result.stdout)] == ["周报发送时间改为每周五下午五点"]
 
 

@@ -84,7 +84,7 @@ def test_a_two_character_chinese_word_finds_the_memory(cli: Run) -> None:
     cli("add", "周报发送时间改为每周五下午五点")
     cli("add", "每天上午九点发送技术日报")
     assert search_ids(cli, "周报") == [1]
-    assert search_ids(cli, "周报什么时候发送？")[0] == 1
+    assert search_ids(cli, "周报几点发送？")[0] == 1
     assert search_ids(cli, "日报几点发")[0] == 2
 
 

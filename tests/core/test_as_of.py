@@ -112,10 +112,10 @@ def test_the_past_months_lift_everything_since(tmp_path: Path) -> None:
 def test_how_many_days_ago_names_no_date(tmp_path: Path) -> None:
     # "how many days ago" asks for a count: no period is lifted, the date factor is idle.
     with MemoryStore(tmp_path / "m.db", clock=lambda: TODAY) as store:
-        _days_back(store, "bought a smoker", (3, 30))
+        _days_back(store, "bought a kayak", (3, 30))
         for question, named in (
-            ("how many days ago did I buy a smoker?", False),
-            ("did I buy a smoker 30 days ago?", True),
+            ("how many days ago did we buy the kayak?", False),
+            ("did we buy the kayak 30 days ago?", True),
         ):
             asked = [(m.id, m.score) for m in store.search(question, as_of=THURSDAY)]
             idle = store.search(question, as_of=THURSDAY, ranking=Ranking(date=0.0))

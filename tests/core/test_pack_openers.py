@@ -1,5 +1,5 @@
 """pack ranks the first turn of a conversation (its news) above a later turn matching the
-question as well: ``pack/openers.py``.
+question as well: ``ranking.factors.opener_factor``.
 
 Core layer: ``MemoryStore.pack`` over real stores, both backends.
 """

@@ -27,7 +27,7 @@ FILLER = [
 
 def _store(path: Path, turns: list[str], session: str | None = "chat-1") -> MemoryStore:
     with MemoryStore(path) as writer:
-        # A greeting opens the conversation: no turn tested here is its opener (openers.py).
+        # A greeting opens the conversation: no turn tested here is its opener.
         for number, turn in enumerate(["Caroline: hi!", *turns]):
             # Days apart: no conversation context between them, only their words and labels.
             writer.write(

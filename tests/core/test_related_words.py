@@ -19,7 +19,7 @@ FILLER = [
 
 CASES = [
     ("I was a bridesmaid at my cousin's wedding", "which of my relatives got married"),
-    ("Bought a new 20-gallon tank for the tetras", "how many fish in my aquariums"),
+    ("Bought a second-hand laptop for the new intern", "which devices did we buy"),
     ("My son starts kindergarten in the fall", "what about the kids"),
     ("I left my job at the bank last year", "what happened with my career"),
     ("The vehicle needs new tyres before winter", "car maintenance"),
@@ -59,7 +59,11 @@ def test_kinds_are_one_way_and_plurals_are_looked_up() -> None:
     assert related_words("报告") == ()
 
 
-def test_the_table_is_as_small_as_its_docstring_says() -> None:
+def test_the_table_is_small_and_general() -> None:
     headwords, pairs = table_size()
     assert 300 <= headwords <= 700
     assert pairs <= 2000
+    # Entries that existed for an evaluation set's questions are gone (issue #30).
+    for word in ("tetra", "guppy", "betta", "aquarium", "fishtank", "fitbit", "homegrown"):
+        assert related_words(word) == ()
+    assert "fitbit" not in related_words("device")

@@ -63,13 +63,29 @@ def test_memories_outside_a_session_lend_nothing(db_path: Path) -> None:
     assert order.index(decoy) < order.index(answer)
 
 
-def test_a_question_adding_things_up_borrows_nothing(db_path: Path) -> None:
-    _store(db_path)
-    question = "how many waterfall photos were taken in total?"
+def test_interleaved_sessions_lend_only_to_their_own_neighbours(db_path: Path) -> None:
+    """Two conversations written turn about (ids alternate): the turn written next to the
+    topic in ITS session borrows, not the turn whose id is one away (another session)."""
+    topic = "Calvin: that waterfall photo is stunning, where was it taken?"
+    answer = "Dave: I found a serene spot in a nearby park and took it there"
+    other = "Dave: I found a quiet desk in the library and worked there"
+    with MemoryStore(db_path, user="dave") as store:
+
+        def write(text: str, where: str, minute: int) -> int:
+            return store.write(
+                text, session=where, created_at=START + timedelta(minutes=minute)
+            ).memory.id
+
+        write(topic, "trip", 0)
+        wrong = write(other, "study", 1)  # id next to the topic's, another session
+        write("Calvin: the weather was cold all week", "study", 2)
+        right = write(answer, "trip", 3)  # the topic's next turn in its session
+    assert right - wrong == 2
+    question = "where was the waterfall photo taken? I found a spot"
     with MemoryStore(db_path, user="dave", session="later", clock=lambda: LATER) as store:
-        with_context = [(m.id, m.score) for m in store.search(question)]
-        without = [
-            (m.id, m.score)
-            for m in store.search(question, ranking=Ranking(context=0.0, session=0.0))
-        ]
-    assert with_context == without
+        lent = {m.id: m.score for m in store.search(question, ranking=Ranking(session=0.0))}
+        own = {
+            m.id: m.score for m in store.search(question, ranking=Ranking(session=0.0, context=0.0))
+        }
+    assert lent[wrong] == own[wrong]  # one id away, another session: borrows nothing
+    assert (lent[right] or 0.0) > (own[right] or 0.0)  # its session's next turn borrows

@@ -119,7 +119,7 @@ def test_installing_zeromem_beside_llm_enables_the_plugin(env: dict[str, str]) -
 
 @needs_echo
 @pytest.mark.parametrize(
-    "query", ["when is the weekly report due?", "周报什么时候发送？", ""], ids=["en", "zh", "core"]
+    "query", ["when is the weekly report due?", "周报几点发送？", ""], ids=["en", "zh", "core"]
 )
 def test_the_fragment_is_exactly_what_pack_prints(
     env: dict[str, str], memories: MemoryStore, query: str

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from zeromem_cli import validation
@@ -43,7 +43,6 @@ from zeromem_cli.config import SETTINGS
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.pack import DEFAULT_POOL
-from zeromem_cli.pack.context import context_bonus
 from zeromem_cli.pack.format import (
     ContentOf,
     Formatter,
@@ -51,13 +50,13 @@ from zeromem_cli.pack.format import (
     masked_content,
     plain_content,
 )
-from zeromem_cli.pack.openers import OPENER_HITS, opener_factors
 from zeromem_cli.pack.speakers import spoken_by_named
 from zeromem_cli.pack.tokens import Tokenizer, get_tokenizer
 from zeromem_cli.plain import FrozenRecord, Record, field
+from zeromem_cli.ranking import factors
+from zeromem_cli.ranking.context import lent_by_neighbours
+from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
 from zeromem_cli.search import (
-    DEFAULT_RANKING,
-    aggregates,
     held_by_few,
     may_hold_common_words,
     run_search,
@@ -69,14 +68,6 @@ from zeromem_cli.text.query import ParsedQuery, parse_query
 from zeromem_cli.text.similarity import features, word_features
 from zeromem_cli.times import from_iso
 
-NEAR_DUPLICATE = 0.8
-# Pseudo-relevance feedback (measured on LoCoMo, benchmarks/pack_recall.py): a second search
-# for the FEEDBACK_TERMS most distinctive words of the FEEDBACK_DOCS best hits adds
-# FEEDBACK_WEIGHT times its relative score to each memory's relevance.
-FEEDBACK_DOCS = 5
-FEEDBACK_TERMS = 5
-FEEDBACK_WEIGHT = 0.3
-_ACCESS_SATURATION = math.log1p(100)
 _EMPTY = Memory(id=0, uid="", content="", category="", created_at="0000-00-00")
 
 
@@ -102,6 +93,19 @@ class Weights(FrozenRecord):
             half_life_days=config.get("pack.weights.recency_half_life_days"),
             context=config.get("pack.weights.context"),
             context_window_minutes=config.get("pack.weights.context_window_minutes"),
+        )
+
+    @classmethod
+    def from_tuning(cls, tuning: Tuning) -> Weights:
+        """From a ``Tuning`` (its ``pack_*`` fields; the config keys' defaults equal them)."""
+        return cls(
+            relevance=tuning.pack_relevance,
+            importance=tuning.pack_importance,
+            recency=tuning.pack_recency,
+            access=tuning.pack_access,
+            half_life_days=tuning.pack_half_life_days,
+            context=tuning.pack_context,
+            context_window_minutes=tuning.context_window_minutes,
         )
 
 
@@ -164,12 +168,11 @@ def _recency(memory: Memory, now: datetime, half_life_days: float) -> float:
 def _recency_of(stamp: str | None, now: datetime, half_life_days: float) -> float:
     if not stamp:
         return 0.0
-    age_days = max(0.0, (now - from_iso(stamp)).total_seconds() / 86400)
-    return float(0.5 ** (age_days / half_life_days))
+    return factors.pack_recency((now - from_iso(stamp)).total_seconds() / 86400, half_life_days)
 
 
-def _access(count: int) -> float:
-    return min(1.0, math.log1p(count) / _ACCESS_SATURATION)
+def _access(count: int, tuning: Tuning = DEFAULT_TUNING) -> float:
+    return factors.pack_access(count, tuning)
 
 
 def _standing(weights: Weights, importance: float, recency: float, access: float) -> float:
@@ -194,7 +197,7 @@ def score_candidates(
     (measured on LoCoMo: the additive form let recency push evidence out). Without a query the
     parts simply add up. ``context`` is relevance lent by neighbours (``context.py``), added to
     a memory's own relevance on the same scale; ``own`` multiplies a memory's own relevance
-    (``openers.py``), ``factor`` its whole relevance, the lent part included
+    (session openers), ``factor`` its whole relevance, the lent part included
     (``speakers.py``).
     """
     context = context or {}
@@ -231,16 +234,19 @@ def _signature(text: str) -> frozenset[str]:
 
 
 def near_duplicate(
-    signature: frozenset[str], kept: Sequence[tuple[Candidate, frozenset[str]]]
+    signature: frozenset[str],
+    kept: Sequence[tuple[Candidate, frozenset[str]]],
+    threshold: float = DEFAULT_TUNING.near_duplicate,
 ) -> Candidate | None:
-    """The first kept candidate whose content words match ``signature`` (Jaccard >= 0.8)."""
+    """The first kept candidate whose content words match ``signature`` (Jaccard at least
+    ``threshold``, ``Tuning.near_duplicate``)."""
     size = len(signature)
     for better, other in kept:
-        if min(size, len(other)) < NEAR_DUPLICATE * max(size, len(other)):
+        if min(size, len(other)) < threshold * max(size, len(other)):
             continue  # sizes alone rule it out
         common = len(signature & other)
         union = size + len(other) - common
-        if union and common / union >= NEAR_DUPLICATE:
+        if union and common / union >= threshold:
             return better
     return None
 
@@ -354,15 +360,16 @@ def expansion_terms(
     query: str | ParsedQuery,
     hits: Sequence[Memory],
     common: Callable[[str], bool] | None = None,
+    tuning: Tuning = DEFAULT_TUNING,
 ) -> list[str]:
     """Pseudo-relevance feedback: the words that best characterise the top hits.
 
-    The words of the ``FEEDBACK_DOCS`` best hits that the query lacks, each weighted by how
+    The words of the ``feedback_docs`` best hits that the query lacks, each weighted by how
     rare it is among all ``hits`` (a word in every candidate says nothing), summed over the
-    top hits; the ``FEEDBACK_TERMS`` heaviest, ties broken alphabetically (deterministic).
+    top hits; the ``feedback_terms`` heaviest, ties broken alphabetically (deterministic).
     ``common(word)``: words to pass over for the next heaviest (``search.held_by_few``: on a
     large store a word held by thousands of memories says little and is the costliest part
-    of the feedback search), at most ``2 * FEEDBACK_TERMS`` of them asked about.
+    of the feedback search), at most ``2 * feedback_terms`` of them asked about (``Tuning``).
     """
     if not hits:
         return []
@@ -370,7 +377,7 @@ def expansion_terms(
     words = [features(hit.content) - asked for hit in hits]
     frequency = Counter(word for found in words for word in found)
     weight: dict[str, float] = {}
-    for found in words[:FEEDBACK_DOCS]:
+    for found in words[: tuning.feedback_docs]:
         for word in found:
             if len(word) >= 3 and not word.isdigit():
                 weight[word] = weight.get(word, 0.0) + math.log((len(hits) + 1) / frequency[word])
@@ -378,19 +385,21 @@ def expansion_terms(
         word for word, value in sorted(weight.items(), key=lambda i: (-i[1], i[0])) if value > 0
     ]
     if common is None:
-        return ranked[:FEEDBACK_TERMS]
+        return ranked[: tuning.feedback_terms]
     kept: list[str] = []
-    for word in ranked[: 2 * FEEDBACK_TERMS]:
+    for word in ranked[: 2 * tuning.feedback_terms]:
         if not common(word):
             kept.append(word)
-            if len(kept) == FEEDBACK_TERMS:
+            if len(kept) == tuning.feedback_terms:
                 break
     return kept
 
 
-def near_feedback(hits: Sequence[Memory], feedback: Sequence[Memory]) -> list[Memory]:
+def near_feedback(
+    hits: Sequence[Memory], feedback: Sequence[Memory], docs: int = DEFAULT_TUNING.feedback_docs
+) -> list[Memory]:
     """The feedback hits that may add relevance: those written in a conversation (origin
-    session) that one of the ``FEEDBACK_DOCS`` best hits of the question was written in, and
+    session) that one of the ``docs`` best hits of the question was written in, and
     every one written outside a session.
 
     The feedback words are the best hits' own, so elsewhere in a store of conversations they
@@ -401,7 +410,7 @@ def near_feedback(hits: Sequence[Memory], feedback: Sequence[Memory]) -> list[Me
     0.817; inside ones at 0.4 or 0.5 lower; 3 or 10 best hits' conversations 0.816).
     A store without sessions is unchanged.
     """
-    near = {hit.scope for hit in hits[:FEEDBACK_DOCS] if hit.session is not None}
+    near = {hit.scope for hit in hits[:docs] if hit.session is not None}
     return [hit for hit in feedback if hit.session is None or hit.scope in near]
 
 
@@ -461,6 +470,7 @@ def _search(
     limit: int,
     filters: Filters,
     as_of: datetime | None = None,
+    ranking: Tuning = DEFAULT_TUNING,
 ) -> list[Memory]:
     """The best ``limit`` hits of ``query`` over every scope, by score (one BM25 index: the
     scores of different scopes compare), as ``MemoryStore.search`` finds them."""
@@ -475,7 +485,7 @@ def _search(
                 query,
                 limit=limit,
                 filters=filters,
-                ranking=_PACK_RANKING,
+                ranking=_pack_ranking(ranking),
                 as_of=as_of,
             )
         ]
@@ -519,13 +529,13 @@ def _pinned(
     return [s[0] for s in standing[: max(1, budget // max(1, smallest))]]
 
 
-# How pack's searches rank. Without search's conversation context: pack lends to neighbours
-# itself (``context_bonus``, reading beyond the candidates), so it would count twice. Without
-# the re-scoring pool beyond the ``pool`` hits pack asks for (200 already, of which a budget
-# holds tens): it brought nothing measurable into a pack (LoCoMo recall at 1000 tokens 0.788
-# with and without, LongMemEval_S 0.900 with and without, both halves) and cost 22% of pack's
-# CPU at 100k memories.
-_PACK_RANKING = DEFAULT_RANKING._replace(context=0.0, pool=0)
+def _pack_ranking(tuning: Tuning) -> Tuning:
+    """How pack's searches rank: without search's conversation context (pack lends to
+    neighbours itself, reading beyond the candidates, so it would count twice) and without the
+    re-scoring pool beyond the ``pool`` hits pack asks for (200 already, of which a budget
+    holds tens: it brought nothing measurable into a pack and cost a fifth of pack's CPU at
+    100k memories; ``python -m benchmarks.pack_recall``)."""
+    return tuning._replace(context=0.0, pool=0)
 
 
 def max_lines(budget: int) -> int:
@@ -554,6 +564,7 @@ def pack(
     pinned_share: float = SETTINGS["pack.pinned_share"].default,
     exclude: Iterable[int] = (),
     as_of: datetime | None = None,
+    ranking: Tuning | None = None,
 ) -> PackResult:
     """Pack the best memories of ``scope`` for ``query`` into ``budget`` tokens (a read: the
     caller records the access of what it packed).
@@ -567,8 +578,10 @@ def pack(
     (``[secret: rule]``, counted in the budget as printed) unless ``reveal``; ``content_of``
     overrides how a memory's text is shown. ``as_of``: when the question is asked (default
     ``now``): the dates it names and recency are reckoned from it. Raises InvalidInputError
-    for a bad budget, format or tokenizer.
+    for a bad budget, format or tokenizer. ``ranking``: the ``Tuning`` of search and pack
+    (default ``DEFAULT_TUNING``; ``weights`` still override its pack weights).
     """
+    tuning = ranking or DEFAULT_TUNING
     budget = _check_budget(budget)
     pinned_share = _check_share(pinned_share)
     if content_of is None:
@@ -584,7 +597,7 @@ def pack(
                 "packed without it"
             )
             formatter = Formatter(format, None, formatter.content_of, mask_labels=not reveal)
-    weights = weights or Weights()
+    weights = weights or Weights.from_tuning(tuning)
     filters = filters or Filters()
     relevance: dict[int, float] = {}
     memories: dict[int, Memory] = {}
@@ -594,34 +607,35 @@ def pack(
     if query is not None and query.strip():
         parsed = parse_query(require_utf8(query, "query"))
         asked = parsed.content
-        hits = _search(backend, scopes, now, parsed, pool, filters, as_of)
+        hits = _search(backend, scopes, now, parsed, pool, filters, as_of, tuning)
         _add_relevance(hits, 1.0, relevance, memories)
         few: Callable[[str], bool] | None = None
         if may_hold_common_words(backend):  # a large store: feedback words held by a few only
             few = lambda word: not held_by_few(backend, word)  # noqa: E731
-        expansion = expansion_terms(parsed, hits, few)
+        expansion = expansion_terms(parsed, hits, few, tuning) if tuning.feedback > 0 else []
         if expansion:
             second = _search(
-                backend, scopes, now, parse_query(" ".join(expansion)), pool, filters, as_of
+                backend, scopes, now, parse_query(" ".join(expansion)), pool, filters, as_of, tuning
             )
             _add_relevance(
-                near_feedback(hits, second), FEEDBACK_WEIGHT, relevance, memories, second
+                near_feedback(hits, second, tuning.feedback_docs),
+                tuning.feedback,
+                relevance,
+                memories,
+                second,
             )
-        # A session is a conversation (``context.py``): a hit written in one lends to the
-        # turns around it in that session (its origin), whichever session asks. Not for a
-        # question adding things up ("how many", "both"): its answers are spread over many
-        # conversations, and the turns around its best hits would take their room (search
-        # gates its own context the same way).
-        lent = context_bonus(
+        # A session is a conversation (``ranking.context``): a hit written in one lends to
+        # the memories written around it in that session (its origin), whichever session
+        # asks, and those join the candidates.
+        lent = lent_by_neighbours(
             relevance,
             memories,
-            lambda memory, span, window: (
-                backend.neighbours(memory.scope, filters, now, memory, span, window)
-                if memory.session is not None
-                else ([], [])  # written outside a session: a fact, not a turn
+            lambda memory, span, window: backend.neighbours(
+                memory.scope, filters, now, memory, span, window
             ),
-            weight=0.0 if aggregates(query) else weights.context,
-            window=timedelta(minutes=weights.context_window_minutes),
+            tuning._replace(context_window_minutes=weights.context_window_minutes),
+            weights.context,
+            found=memories,
         )
     exclude = set(exclude)
     for each in scopes:
@@ -645,12 +659,18 @@ def pack(
     for memory_id in exclude:
         memories.pop(memory_id, None)  # relevance keeps its scale: the best hit still counts
     # A question naming one speaker of a conversation: that one's turns first.
-    factor = spoken_by_named(asked, memories) if relevance else {}
-    # The first turn of a conversation holds its news (``openers.py``): its own relevance
-    # counts more, not what its neighbours lend it.
+    named = spoken_by_named(asked, memories) if relevance and tuning.speaker > 0 else set()
+    factor = dict.fromkeys(named, factors.speaker_factor(tuning))
+    # The first turn of a conversation holds its news (``factors.opener_factor``): its own
+    # relevance counts more, not what its neighbours lend it.
     in_sessions = [i for i in relevance if i in memories and memories[i].session]
-    in_sessions = sorted(in_sessions, key=lambda i: -relevance[i])[:OPENER_HITS]
-    openers = opener_factors(backend.session_openers(in_sessions)) if in_sessions else {}
+    in_sessions = sorted(in_sessions, key=lambda i: -relevance[i])[: tuning.opener_hits]
+    opener = factors.opener_factor(tuning)
+    openers = (
+        dict.fromkeys(backend.session_openers(in_sessions), opener)
+        if in_sessions and tuning.opener > 0
+        else {}
+    )
     candidates = score_candidates(
         list(memories.values()), relevance, weights, as_of or now, lent, factor, openers
     )

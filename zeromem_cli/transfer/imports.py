@@ -2,7 +2,7 @@
 
 Import validates every record first (``read.validate_record``), resolves conflicts by uid and
 by key in memory (``_Plan``: nothing is written while planning), then writes everything in ONE
-transaction with ``executemany`` batches (rows, FTS index, history; ``storage.bulk``): a
+transaction with ``executemany`` batches (rows, FTS index, history; ``Backend.insert_imported``): a
 100k-line file takes seconds, and an invalid record means nothing is written unless invalid
 records are to be skipped. The other direction is ``transfer.export``.
 """

@@ -1,0 +1,170 @@
+"""Every factor of search and pack: a small pure function each, and ``FACTORS``, the one
+ordered list of them (what each reads, what it returns, the ``Tuning`` field that weighs it).
+
+``search`` (``zeromem_cli.search``) and ``pack`` (``zeromem_cli.pack.select``) call these
+functions and nothing else to score; ``python -m benchmarks.retrieval --ablation`` switches
+each registered factor off in turn (its ``weight`` fields set to 0 or False) and prints its
+effect on the tuning half of every dataset. The final scores are written out in
+``zeromem_cli.ranking``'s docstring.
+
+Extending (e.g. semantic candidates): a new candidate source merges at ``merged_candidates``
+(a ranked list and the share its score counts); a new per-candidate feature (a "semantic
+similarity" in 0..1, say) becomes a pure function here returning a multiplier or a bonus, a
+field of ``tuning.json`` (value, benchmark command, commit) and one ``Factor`` entry in
+``FACTORS``: the ablation then measures it with no other change.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from typing import Any, NamedTuple, TypeVar
+
+from zeromem_cli.ranking.tuning import Tuning
+
+Key = TypeVar("Key", bound=Hashable)
+
+
+class Factor(NamedTuple):
+    """One registered factor: ``kind`` is "multiplier" (score times it), "bonus" (added to
+    the score) or "candidates" (adds candidates); ``off``: the tuning values that switch it
+    off."""
+
+    name: str
+    used_by: str  # "search", "pack" or "search, pack"
+    kind: str
+    reads: str
+    off: tuple[tuple[str, float | bool], ...]
+
+
+# -- search: per candidate ----------------------------------------------------------------------
+
+
+def importance_factor(importance: float, tuning: Tuning) -> float:
+    """Importance 10 gains ``tuning.importance``, 0 loses as much, 5 is neutral."""
+    return 1.0 + tuning.importance * (importance - 5) / 5
+
+
+def pinned_factor(pinned: bool, tuning: Tuning) -> float:
+    return 1.0 + tuning.pinned if pinned else 1.0
+
+
+def date_factor(in_named_period: bool, tuning: Tuning) -> float:
+    """Created in a period the query names ("last week", "May 2023": ``text.dates``)."""
+    return 1.0 + tuning.date if in_named_period else 1.0
+
+
+def length_share(length: int, tuning: Tuning) -> float:
+    """How much of a length-normalised bonus a memory of ``length`` characters gets."""
+    return min(1.0, tuning.coverage_chars / max(length, 1))
+
+
+def coverage_bonus(share: float, top: float, length: int, tuning: Tuning) -> float:
+    """Holding ``share`` of the query's words adds that share of ``tuning.coverage`` times the
+    best candidate's score ``top`` (a long memory in proportion: ``length_share``)."""
+    return tuning.coverage * top * share * length_share(length, tuning)
+
+
+def session_factor(session_share: float, best_share: float, weight: float) -> float:
+    """A turn of a session holding less of the query than the best session loses up to
+    ``weight`` (``tuning.session``) of its score."""
+    if best_share <= 0:
+        return 1.0
+    return 1.0 - weight * (1.0 - session_share / best_share)
+
+
+def merged_candidates(
+    lists: Sequence[tuple[float, Sequence[tuple[Key, float]]]], limit: int
+) -> list[tuple[Key, float]]:
+    """The candidate-merge point: ranked lists of (key, rank) (lower is better, as FTS5's
+    BM25), each counting its ``share``, summed per key; the best ``limit``, best first.
+    The related-words pass merges here (share ``tuning.related``); so would semantic hits."""
+    rank: dict[Key, float] = {}
+    for share, ranked in lists:
+        for key, score in ranked:
+            rank[key] = rank.get(key, 0.0) + share * score
+    order = sorted(rank.items(), key=lambda item: item[1])
+    return order[:limit]
+
+
+# -- pack ----------------------------------------------------------------------------------------
+
+
+def pack_recency(age_days: float, half_life_days: float) -> float:
+    return float(0.5 ** (max(age_days, 0.0) / half_life_days))
+
+
+def pack_access(count: int, tuning: Tuning) -> float:
+    """Access frequency in 0..1, saturating at ``tuning.access_saturation`` uses."""
+    return min(1.0, math.log1p(count) / math.log1p(tuning.access_saturation))
+
+
+def opener_factor(tuning: Tuning) -> float:
+    """A session's first turn: its own relevance gains ``tuning.opener``."""
+    return 1.0 + tuning.opener
+
+
+def speaker_factor(tuning: Tuning) -> float:
+    """A turn spoken by someone the question names gains ``tuning.speaker``."""
+    return 1.0 + tuning.speaker
+
+
+FACTORS: tuple[Factor, ...] = (
+    Factor("prefix variants", "search, pack", "candidates", "query words", (("prefix", False),)),
+    Factor("verb variants", "search, pack", "candidates", "query words", (("variants", False),)),
+    Factor(
+        "related words",
+        "search, pack",
+        "candidates",
+        "query words, text/related_words.txt",
+        (("related", 0.0),),
+    ),
+    Factor("importance", "search", "multiplier", "importance", (("importance", 0.0),)),
+    Factor("pinned", "search", "multiplier", "pinned", (("pinned", 0.0),)),
+    Factor("date named", "search, pack", "multiplier", "created_at, query dates", (("date", 0.0),)),
+    Factor("coverage", "search, pack", "bonus", "query words held, length", (("coverage", 0.0),)),
+    Factor(
+        "session evidence",
+        "search, pack",
+        "multiplier",
+        "origin session, query words held",
+        (("session", 0.0),),
+    ),
+    Factor(
+        "conversation context",
+        "search, pack",
+        "bonus",
+        "real neighbours in origin session",
+        (
+            ("context", 0.0),
+            ("pack_context", 0.0),
+        ),
+    ),
+    Factor(
+        "pseudo-relevance feedback", "pack", "bonus", "words of the best hits", (("feedback", 0.0),)
+    ),
+    Factor("session opener", "pack", "multiplier", "first turn of a session", (("opener", 0.0),)),
+    Factor(
+        "named speaker", "pack", "multiplier", "speaker label, query words", (("speaker", 0.0),)
+    ),
+    Factor(
+        "pack importance/recency/access",
+        "pack",
+        "multiplier",
+        "importance, updated_at, access_count",
+        (
+            ("pack_importance", 0.0),
+            ("pack_recency", 0.0),
+            ("pack_access", 0.0),
+        ),
+    ),
+)
+
+
+def without(tuning: Tuning, factor: Factor) -> Tuning:
+    """``tuning`` with ``factor`` switched off."""
+    changes: dict[str, Any] = dict(factor.off)
+    return tuning._replace(**changes)
+
+
+__all__ = ["FACTORS", "Factor", "merged_candidates", "without"]

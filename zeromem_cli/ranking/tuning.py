@@ -1,0 +1,110 @@
+"""The ``Tuning`` record: every knob of search and pack, read from ``tuning.json``.
+
+One data file holds each value with what it does, the benchmark command that measures it and
+the commit that chose it: figures go stale in comments, a command does not. The record's
+defaults ARE the file's values (read once at import: a small JSON read, no TOML parser on the
+hot path). ``ZEROMEM_TUNING`` names a JSON file overriding some of them, either the same shape
+(``{"values": {name: {"value": v}}}``) or plain ``{name: value}``: every face (CLI, MCP, hooks,
+library) then ranks with it. A library caller passes ``DEFAULT_TUNING._replace(...)`` as
+``ranking=`` instead. An unknown name or a value of the wrong type is refused at load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from zeromem_cli.plain import FrozenRecord
+
+DATA = Path(__file__).with_name("tuning.json")
+OVERRIDE_ENV = "ZEROMEM_TUNING"
+
+
+def read_values(path: Path) -> dict[str, Any]:
+    """{name: value} of a tuning file: the packaged shape or plain ``{name: value}``."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    values = data.get("values", data) if isinstance(data, dict) else None
+    if not isinstance(values, dict):
+        raise ValueError(f"{path}: not a tuning file (expected an object of values)")
+    return {
+        name: entry["value"] if isinstance(entry, dict) else entry for name, entry in values.items()
+    }
+
+
+_DEFAULTS = read_values(DATA)
+
+
+class Tuning(FrozenRecord):
+    """Every ranking knob (``tuning.json`` says what each does and what chose it). A weight of
+    0 switches its factor off (``zeromem_cli.ranking.factors``)."""
+
+    pool: int = _DEFAULTS["pool"]
+    prefix: bool = _DEFAULTS["prefix"]
+    variants: bool = _DEFAULTS["variants"]
+    all_words_first: bool = _DEFAULTS["all_words_first"]
+    all_words_max: int = _DEFAULTS["all_words_max"]
+    coverage: float = _DEFAULTS["coverage"]
+    coverage_chars: float = _DEFAULTS["coverage_chars"]
+    date: float = _DEFAULTS["date"]
+    importance: float = _DEFAULTS["importance"]
+    pinned: float = _DEFAULTS["pinned"]
+    related: float = _DEFAULTS["related"]
+    related_share: float = _DEFAULTS["related_share"]
+    related_max_matches: int = _DEFAULTS["related_max_matches"]
+    session: float = _DEFAULTS["session"]
+    context: float = _DEFAULTS["context"]
+    context_sources: int = _DEFAULTS["context_sources"]
+    context_span: int = _DEFAULTS["context_span"]
+    context_decay: float = _DEFAULTS["context_decay"]
+    context_lend_chars: float = _DEFAULTS["context_lend_chars"]
+    context_window_minutes: float = _DEFAULTS["context_window_minutes"]
+    pack_relevance: float = _DEFAULTS["pack_relevance"]
+    pack_importance: float = _DEFAULTS["pack_importance"]
+    pack_recency: float = _DEFAULTS["pack_recency"]
+    pack_access: float = _DEFAULTS["pack_access"]
+    pack_half_life_days: float = _DEFAULTS["pack_half_life_days"]
+    pack_context: float = _DEFAULTS["pack_context"]
+    access_saturation: int = _DEFAULTS["access_saturation"]
+    near_duplicate: float = _DEFAULTS["near_duplicate"]
+    feedback_docs: int = _DEFAULTS["feedback_docs"]
+    feedback_terms: int = _DEFAULTS["feedback_terms"]
+    feedback: float = _DEFAULTS["feedback"]
+    opener: float = _DEFAULTS["opener"]
+    opener_hits: int = _DEFAULTS["opener_hits"]
+    speaker: float = _DEFAULTS["speaker"]
+
+
+def overridden(base: Tuning, values: dict[str, Any]) -> Tuning:
+    """``base`` with ``values`` replacing some fields; an unknown name or a value of another
+    type than the default's raises ValueError (ints are accepted for floats)."""
+    changes: dict[str, Any] = {}
+    for name, value in values.items():
+        if name not in Tuning._fields:
+            raise ValueError(f"unknown tuning value {name!r}")
+        default = getattr(base, name)
+        kind = type(default)
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if type(value) is not kind:
+            raise ValueError(f"tuning value {name!r} must be {kind.__name__}, not {value!r}")
+        changes[name] = value
+    return base._replace(**changes)
+
+
+def _configured() -> Tuning:
+    path = os.environ.get(OVERRIDE_ENV)
+    if not path:
+        return Tuning()
+    try:
+        return overridden(Tuning(), read_values(Path(path)))
+    except (OSError, ValueError) as error:
+        from zeromem_cli.errors import InvalidInputError
+
+        raise InvalidInputError(f"{OVERRIDE_ENV}: {error}") from None
+
+
+DEFAULT_TUNING = _configured()
+
+__all__ = ["DATA", "DEFAULT_TUNING", "OVERRIDE_ENV", "Tuning", "overridden", "read_values"]
