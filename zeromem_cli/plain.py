@@ -452,6 +452,19 @@ def _init_Weights(  # type: ignore[no-untyped-def]
 INITS["pack.select.Weights"] = _init_Weights
 
 
+def _init_Factor(  # type: ignore[no-untyped-def]
+    self, name, used_by, kind, reads, off
+):
+    _set(self, "name", name)
+    _set(self, "used_by", used_by)
+    _set(self, "kind", kind)
+    _set(self, "reads", reads)
+    _set(self, "off", off)
+
+
+INITS["ranking.factors.Factor"] = _init_Factor
+
+
 def _init_Tuning(  # type: ignore[no-untyped-def]
     self,
     pool,

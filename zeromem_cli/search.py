@@ -21,31 +21,24 @@ The score (higher is better) is what ``Memory.score`` carries and what ``--min-s
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, timedelta
-from operator import or_
-from typing import Any
+from datetime import datetime
 
-from zeromem_cli.models import Filters, Memory, Scope
+from zeromem_cli.models import Filters, Scope
 from zeromem_cli.ranking import factors
-from zeromem_cli.ranking.context import lent_by_neighbours
+from zeromem_cli.ranking.features import holding_every_word, present
+from zeromem_cli.ranking.rescore import rescored
 from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
 from zeromem_cli.storage.base import Backend
 from zeromem_cli.storage.query import BM25_WEIGHTS, CandidateQuery, Match
-from zeromem_cli.storage.records import Row, to_memory
-from zeromem_cli.text.dates import DateHint, date_hint
-from zeromem_cli.text.lexicon import IRREGULAR_FORMS
-from zeromem_cli.text.normalize import fold, latin_words, simplified
+from zeromem_cli.storage.records import Row
+from zeromem_cli.text.dates import date_hint
 from zeromem_cli.text.query import (
     MAX_TERMS,
-    PREFIX_MIN_LENGTH,
     ParsedQuery,
     Term,
     expand_terms,
-    parse_query,
 )
 from zeromem_cli.text.related import related_words
-from zeromem_cli.text.spelling import spelling_variants
 
 # Search's knobs are fields of the one ``Tuning`` record (``zeromem_cli/ranking/tuning.json``);
 # ``Ranking`` is its name here, kept for callers (``store.search(..., ranking=...)``).
@@ -103,7 +96,7 @@ def run_search(
     asked = as_of or now
     hint = date_hint(query.text, asked)
     words = list(query.content) if ranking.coverage or ranking.session else []
-    return _rescored(
+    return rescored(
         ranked,
         ranking,
         hint,
@@ -224,7 +217,7 @@ def run_fts_search(
     ranked = backend.expression_candidates(
         expression, scope, filters, now, _candidates(limit, ranking)
     )
-    return _rescored(ranked, ranking, None, [], filters, limit)
+    return rescored(ranked, ranking, None, [], filters, limit)
 
 
 def _split_pairs(backend: Backend, query: ParsedQuery, limit: int) -> tuple[str, ...]:
@@ -243,139 +236,6 @@ def _candidates(limit: int, ranking: Ranking) -> int:
     return min(limit + max(ranking.pool, 0), 2**63 - 1)  # SQLite ints are 64-bit
 
 
-def _rescored(
-    ranked: list[tuple[sqlite3.Row, float]],
-    ranking: Ranking,
-    hint: DateHint | None,
-    words: list[str],
-    filters: Filters,
-    limit: int,
-    related: tuple[Mapping[str, Sequence[str]], set[int]] | None = None,
-    neighbours: Neighbours | None = None,
-) -> list[tuple[sqlite3.Row, float]]:
-    """Stage 2: the candidates re-scored by the factors of ``ranking.factors``, best first,
-    the first ``limit`` kept. ``related``: query words with their related words
-    (``_related``), and the ids of the memories the related pass found (only those can hold
-    one). ``neighbours``: reads the memories written next to one in its session
-    (conversation context; None: none)."""
-    rows = [row for row, _ in ranked]
-    in_period = hint.test if hint is not None else None
-    found = _found(words, rows)
-    shares = [[1.0 if hit else 0.0 for hit in held] for held in found]
-    if related and related[1] and words:
-        _add_related(shares, found, words, rows, related, ranking.related_share)
-    coverage = [sum(held) / len(held) if held else 0.0 for held in shares]
-    base = [_score(row, rank, ranking, in_period) for row, rank in ranked]
-    # Coverage is added on the scale of the best candidate: holding the whole query is worth
-    # ``ranking.coverage`` times the top score, whatever the query's BM25 magnitude.
-    top = max(base, default=0.0)
-    scored = [
-        (row, score + factors.coverage_bonus(share, top, len(row["content"]), ranking))
-        for row, score, share in zip(rows, base, coverage, strict=True)
-    ]
-    session, context = ranking.session, ranking.context
-    if session > 0 and words:
-        scored = _session_evidence(scored, found, session)
-    if context > 0 and neighbours is not None:
-        scored = _lent_by_neighbours(scored, context, ranking, neighbours)
-    scored.sort(key=lambda pair: (-pair[1], -pair[0]["id"]))
-    if filters.min_score is not None:
-        scored = [pair for pair in scored if pair[1] >= filters.min_score]
-    return scored[:limit]
-
-
-def _add_related(
-    shares: list[list[float]],
-    found: list[list[bool]],
-    words: list[str],
-    rows: list[sqlite3.Row],
-    related: tuple[Mapping[str, Sequence[str]], set[int]],
-    weight: float,
-) -> None:
-    """A query word a candidate misses but holds a related word of counts ``weight`` of a
-    word in ``shares``. Only the candidates the related pass found are tested."""
-    others_of, holders = related
-    asked = [(i, others_of[word]) for i, word in enumerate(words) if word in others_of]
-    if not asked:
-        return
-    flat = list(dict.fromkeys(w for _, others in asked for w in others))
-    where = {w: n for n, w in enumerate(flat)}
-    test = _WordTest(flat)
-    for row, share, hits in zip(rows, shares, found, strict=True):
-        if row["id"] not in holders:
-            continue
-        holds = test(row)
-        for i, others in asked:
-            if not hits[i] and any(holds[where[w]] for w in others):
-                share[i] = weight
-
-
-Neighbours = Callable[[Memory, int, timedelta], tuple[list[Memory], list[Memory]]]
-
-
-def _lent_by_neighbours(
-    scored: list[tuple[sqlite3.Row, float]],
-    weight: float,
-    ranking: Tuning,
-    neighbours: Neighbours,
-) -> list[tuple[sqlite3.Row, float]]:
-    """Candidates written just before or after one of the best hits, in its session (its
-    real neighbours, ``ranking.context``), borrow ``weight`` of its score: the answer to a
-    question often follows the turn naming its topic and shares no word with it. Only
-    candidates take part: a neighbour search did not find stays out."""
-    in_session = [(row, score) for row, score in scored if row["session"]]
-    if len(in_session) < 2:
-        return scored
-    best = sorted(in_session, key=lambda pair: (-pair[1], -pair[0]["id"]))
-    best = best[: ranking.context_sources]
-    sources = {row["id"]: to_memory(row) for row, _ in best}
-    bonus = lent_by_neighbours(
-        {row["id"]: score for row, score in best}, sources, neighbours, ranking, weight
-    )
-    if not bonus:
-        return scored
-    return [(row, score + bonus.get(row["id"], 0.0)) for row, score in scored]
-
-
-def _session_evidence(
-    scored: list[tuple[sqlite3.Row, float]], found: list[list[bool]], weight: float
-) -> list[tuple[sqlite3.Row, float]]:
-    """Turns of the session holding most of the query keep their score; turns of sessions
-    holding less of it lose up to ``weight`` of theirs.
-
-    A session (a memory's origin: its agent and session) is a conversation, and the one that
-    answers a question usually holds all its words across a few turns, where a stray turn of
-    another conversation holds one. ``found``: per candidate, which query words it holds
-    (``_found``); a session's share is that of the words any of its candidates holds, and a
-    turn's score is multiplied by ``1 - weight * (1 - its session's share / the best
-    session's)``. Memories written outside a session are facts, not turns: they keep their
-    score. So does every turn when the candidates come from one session (a single
-    conversation orders as before).
-    """
-    held: dict[tuple[str, str], list[bool]] = {}
-    for (row, _), words in zip(scored, found, strict=True):
-        if row["session"]:
-            origin = (row["agent"], row["session"])
-            before = held.get(origin)
-            held[origin] = list(words) if before is None else [*map(or_, before, words)]
-    if len(held) < 2:
-        return scored
-    share = {origin: sum(words) / len(words) for origin, words in held.items()}
-    best = max(share.values())
-    if best <= 0:
-        return scored
-    return [
-        (
-            (row, score * factors.session_factor(share[row["agent"], row["session"]], best, weight))
-            if row["session"]
-            else (row, score)
-        )
-        for row, score in scored
-    ]
-
-
-# Queries of 2 to this many words try the all-words pass first; longer ones (a pasted paragraph)
-# rarely have enough memories holding every word for it to pay.
 ALL_WORDS_MAX = DEFAULT_TUNING.all_words_max
 
 
@@ -396,122 +256,13 @@ def _word_terms(
     return groups
 
 
-def _score(
-    row: sqlite3.Row,
-    rank: float,
-    ranking: Tuning,
-    in_period: Callable[[str], bool] | None,
-) -> float:
-    """BM25 relevance (FTS5's rank is negative: lower is better) times the per-candidate
-    multipliers of ``ranking.factors``."""
-    return (
-        -rank
-        * factors.importance_factor(row["importance"], ranking)
-        * factors.pinned_factor(bool(row["pinned"]), ranking)
-        * factors.date_factor(in_period is not None and in_period(row["created_at"]), ranking)
-    )
-
-
-# -- how much of the query a memory holds ------------------------------------------------------
-
-_SUFFIXES = ("ing", "ed", "es", "s", "ly", "er")
-
-
-def _crude_stem(word: str) -> str:
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
-def present(words: list[str], row: sqlite3.Row) -> list[bool]:
-    """Which query words (Latin words, CJK bigrams) the memory's text holds.
-
-    A word counts when it, its crude stem or an irregular form occurs in the text; words of
-    four letters or more may also start a longer word (as the prefix variant in the query).
-    """
-    return _WordTest(words)(row)
-
-
-class _WordTest:
-    """``present`` for one query: what each word is looked for as, worked out once, so each
-    candidate costs one fold of its text and a few substring tests (pack re-scores hundreds)."""
-
-    def __init__(self, words: list[str]) -> None:
-        # Per word: (needles found anywhere in the text, whole words among its tokens).
-        self.tests: list[tuple[tuple[str, ...], frozenset[str]]] = []
-        for word in map(fold, words):
-            forms = tuple(IRREGULAR_FORMS.get(word, ()))
-            spellings = spelling_variants(word)
-            if len(word) >= PREFIX_MIN_LENGTH or not word.isascii():
-                stems = (_crude_stem(word), *map(_crude_stem, spellings))
-                self.tests.append(((*stems, *forms), frozenset()))
-            else:  # short words must be whole words: "art" is not in "start"
-                self.tests.append((forms, frozenset((word, _crude_stem(word), *spellings))))
-        self.needs_tokens = any(whole for _, whole in self.tests)
-
-    def __call__(self, row: sqlite3.Row | Mapping[str, Any]) -> list[bool]:
-        text = " " + fold(
-            " ".join((row["content"], row["tags"], row["category"], row["key"] or ""))
-        )
-        tokens = set(latin_words(text)) if self.needs_tokens else set()
-        found = [
-            not tokens.isdisjoint(whole) or any(needle in text for needle in needles)
-            for needles, whole in self.tests
-        ]
-        if all(found) or text.isascii():
-            return found
-        # Traditional characters fold to simplified (as in the index) only when a word was
-        # missed: most candidates hold them as written, and folding each costs.
-        text = simplified(text)
-        return [
-            hit or any(needle in text for needle in needles)
-            for hit, (needles, _) in zip(found, self.tests, strict=True)
-        ]
-
-
-def holding_every_word(query: str, items: Sequence[Memory]) -> list[Memory]:
-    """The memories among ``items`` whose text, tags, category or key hold every word of
-    ``query`` (its content words; all its words when each is a stop word), in the forms
-    ``present`` accepts. What ``forget --query`` and ``restore --query`` act on."""
-    words = list(parse_query(query).words)
-    if not words:
-        return []
-    test = _WordTest(words)
-    return [
-        m
-        for m in items
-        if all(
-            test(
-                {
-                    "content": m.content,
-                    "tags": " ".join(m.tags),
-                    "category": m.category,
-                    "key": m.key,
-                }
-            )
-        )
-    ]
-
-
-def _found(words: list[str], rows: list[sqlite3.Row]) -> list[list[bool]]:
-    """For each candidate, which query words it holds (``present``).
-
-    BM25 adds up term scores, so one very rare word can outweigh three ordinary ones: the
-    share of the question a memory holds (the coverage bonus) makes a memory holding more of
-    it rank above one holding less, and the share its session holds is session evidence.
-    """
-    if not words or not rows:
-        return [[] for _ in rows]
-    test = _WordTest(words)
-    return [test(row) for row in rows]
-
-
 __all__ = [
     "BM25_WEIGHTS",
     "DEFAULT_RANKING",
     "Ranking",
     "date_hint",
+    "holding_every_word",
+    "present",
     "run_fts_search",
     "run_search",
 ]

@@ -26,7 +26,7 @@ exceeds the budget. Steps:
    exact tokenizer merged differently at a boundary, the lowest-scored memory goes until it fits.
 
 Formatting lives in ``format.py``; in a session, neighbours of the best hits borrow
-relevance (``context.py``). ``MemoryStore.pack`` runs ``pack`` over its connection, scope and
+relevance (``ranking.context``). ``MemoryStore.pack`` runs ``pack`` over its connection, scope and
 clock, and records the access of what was packed; the query is parsed once per call.
 """
 
@@ -195,7 +195,7 @@ def score_candidates(
     * (w_rel + w_imp * importance + w_rec * recency + w_acc * access)``, so they reorder
     memories of similar relevance but cannot lift a barely matching one above a strong match
     (measured on LoCoMo: the additive form let recency push evidence out). Without a query the
-    parts simply add up. ``context`` is relevance lent by neighbours (``context.py``), added to
+    parts simply add up. ``context`` is relevance lent by neighbours (``ranking.context``), added to
     a memory's own relevance on the same scale; ``own`` multiplies a memory's own relevance
     (session openers), ``factor`` its whole relevance, the lent part included
     (``speakers.py``).

@@ -5,6 +5,8 @@
 - ``factors.py``: each factor a small pure function, registered in ``FACTORS`` (one ordered
   list search and pack share, which ``python -m benchmarks.retrieval --ablation`` walks).
 - ``context.py``: conversation context over a hit's real neighbours in its session.
+- ``features.py``: what a candidate holds of the query (the coverage and session features).
+- ``rescore.py``: search's re-scoring stage, applying the factors to its candidates.
 
 Search's score of a memory ``m`` for a query ``q`` (higher is better; ``t`` the ``Tuning``)::
 

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
+from zeromem_cli.plain import FrozenRecord
 from zeromem_cli.ranking.tuning import Tuning
 
 Key = TypeVar("Key", bound=Hashable)
 
 
-class Factor(NamedTuple):
+class Factor(FrozenRecord):
     """One registered factor: ``kind`` is "multiplier" (score times it), "bonus" (added to
     the score) or "candidates" (adds candidates); ``off``: the tuning values that switch it
     off."""
