@@ -104,20 +104,21 @@ def _candidates(
 ) -> tuple[list[tuple[Any, float]], list[tuple[Any, float]], list[str]]:
     """(lexical pairs, dense pairs, content words) as ``MemoryStore.search`` computes them."""
     from zeromem_cli.search import run_search
-    from zeromem_cli.storage.db import read
 
     parsed = parse_query(question)
     vector = store.query_vector(question, True)
     now = store.now()
 
-    def run(conn: Any) -> tuple[list[tuple[Any, float]], list[tuple[Any, float]]]:
+    def run(backend: Any) -> tuple[list[tuple[Any, float]], list[tuple[Any, float]]]:
         lexical = run_search(
-            conn, store.scope, now, parsed, limit=POOL, filters=Filters(), as_of=asked_at
+            backend, store.scope, now, parsed, limit=POOL, filters=Filters(), as_of=asked_at
         )
-        dense = [] if vector is None else nearest(conn, store.scope, now, Filters(), vector, POOL)
+        dense = (
+            [] if vector is None else nearest(backend, store.scope, now, Filters(), vector, POOL)
+        )
         return lexical, dense
 
-    lexical, dense = read(store.connection, store.path, run)
+    lexical, dense = store.backend.read(run)
     return lexical, dense, list(parsed.content)
 
 

@@ -350,7 +350,8 @@ def gc_time(count: int, config: Config) -> dict[str, float]:
     """``MemoryStore.gc`` on a copy of the tier with every tenth memory expired."""
     db = fresh_copy(synthetic.cached_database(count), config.workdir)
     with MemoryStore(db) as store:
-        with store.transaction() as conn:
+        with store.transaction():
+            conn = store.connection
             conn.execute(
                 "UPDATE memories SET expires_at = '2025-01-01T00:00:00Z' WHERE id % 10 = 0"
             )

@@ -18,7 +18,6 @@ scope, the clock and the error mapping and hands them in.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
@@ -28,13 +27,13 @@ from typing import TYPE_CHECKING, Any
 from zeromem_cli import search
 from zeromem_cli.errors import InvalidInputError, NotFoundError
 from zeromem_cli.models import Memory, Scope
-from zeromem_cli.storage import bulk, fts
 from zeromem_cli.times import to_iso
 
 if TYPE_CHECKING:
+    from zeromem_cli.storage.base import Backend
     from zeromem_cli.store import MemoryStore
 
-Transaction = Callable[[], AbstractContextManager[Any]]
+Transaction = Callable[[], AbstractContextManager["Backend"]]
 
 # Rows per gc transaction: large enough to be quick, small enough that a concurrent `add`
 # never waits long for the write lock.
@@ -93,7 +92,7 @@ def holding_every_word(query: str, hits: list[Memory]) -> list[int]:
 
 
 def select(
-    conn: Any,
+    backend: Backend,
     scope: Scope,
     selection: Selection,
     ids: list[int],
@@ -102,8 +101,7 @@ def select(
     """The memories ``selection`` picks in ``scope`` (expired ones included): in ``ranked``
     order when the selection has a query, otherwise oldest first. Explicit ids must all exist,
     in the selected state, or NotFoundError names the missing ones."""
-    memories = bulk.selected(
-        conn,
+    memories = backend.selected(
         scope,
         state=selection.state,
         ids=ids,
@@ -140,13 +138,13 @@ class PurgeResult:
     wal_truncated: bool  # False: a reader kept the WAL busy; old pages may remain there
 
 
-def checkpoint(conn: Any) -> bool:
+def checkpoint(backend: Backend) -> bool:
     """Copy the WAL into the main file and truncate it to zero bytes. Waits (busy timeout) for
     readers; returns False when one still held an old snapshot."""
-    return bulk.checkpoint(conn)
+    return backend.checkpoint()
 
 
-def purge(conn: Any, ids: Sequence[int], semantic: bool = False) -> int:
+def purge(backend: Backend, ids: Sequence[int], semantic: bool = False) -> int:
     """Delete memories for good (live or in the trash), inside the caller's transaction:
     rows, history, vectors and index entries go, and the index is rewritten so no old segment
     keeps their tokens. The caller truncates the WAL after the commit (``checkpoint``).
@@ -155,10 +153,10 @@ def purge(conn: Any, ids: Sequence[int], semantic: bool = False) -> int:
     if semantic:
         from zeromem_cli.semantic.blocks import remove
 
-        remove(conn, list(ids))
-    purged = bulk.delete_for_good(conn, ids)
+        remove(backend, list(ids))
+    purged = backend.delete_for_good(ids)
     if purged:
-        fts.optimize(conn)
+        backend.optimize()
     return int(purged)
 
 
@@ -203,11 +201,11 @@ class GcReport:
         return "gc: " + ", ".join(parts)
 
 
-Apply = Callable[[sqlite3.Connection, list[int]], int]
+Apply = Callable[["Backend", list[int]], int]
 
 
 def _batched(
-    conn: Any,
+    backend: Backend,
     transaction: Transaction,
     selection: str,
     scope: Scope | None,
@@ -215,25 +213,25 @@ def _batched(
     apply: Apply,
     dry_run: bool,
 ) -> int:
-    """Run ``apply(conn, ids)`` on the ids of a gc ``selection`` (``bulk.GC_SELECTIONS``),
+    """Run ``apply(backend, ids)`` on the ids of a gc ``selection`` (``Backend.gc_count``),
     GC_BATCH per transaction, until none is left; return how many were processed."""
     if dry_run:
-        return bulk.gc_count(conn, selection, scope, params)
+        return backend.gc_count(selection, scope, params)
     total = 0
     while True:
         with transaction() as tx:
-            ids = bulk.gc_batch(tx, selection, scope, params, GC_BATCH)
+            ids = tx.gc_batch(selection, scope, params, GC_BATCH)
             if not ids:
                 return total
             total += int(apply(tx, ids))
 
 
 def _soft_delete(reason: str, now: str) -> Apply:
-    return lambda conn, ids: bulk.soft_delete(conn, ids, now, reason)
+    return lambda backend, ids: backend.soft_delete(ids, now, reason)
 
 
 def collect_garbage(
-    conn: Any,
+    backend: Backend,
     transaction: Transaction,
     scope: Scope | None,
     moment: datetime,
@@ -244,30 +242,30 @@ def collect_garbage(
 ) -> GcReport:
     """Expire, purge old trash, archive stale memories (if enabled), optimize the index and
     optionally VACUUM. ``scope`` None: every scope; ``transaction()`` opens one short write
-    transaction on ``conn`` (``MemoryStore.transaction``)."""
+    transaction on ``backend`` (``MemoryStore.transaction``)."""
     now = to_iso(moment)
     params = {"now": now}
     report = GcReport(dry_run=dry_run)
 
     report.expired = _batched(
-        conn, transaction, "expired", scope, params, _soft_delete("expired", now), dry_run
+        backend, transaction, "expired", scope, params, _soft_delete("expired", now), dry_run
     )
 
     purge_cutoff = to_iso(moment - timedelta(days=policy.trash_retention_days))
     report.purged = _batched(
-        conn,
+        backend,
         transaction,
         "old_trash",
         scope,
         {**params, "purge_cutoff": purge_cutoff},
-        bulk.delete_for_good,
+        lambda backend, ids: backend.delete_for_good(ids),
         dry_run,
     )
 
     if policy.archive_enabled:
         stale_cutoff = to_iso(moment - timedelta(days=policy.archive_after_days))
         report.archived = _batched(
-            conn,
+            backend,
             transaction,
             "stale",
             scope,
@@ -283,12 +281,13 @@ def collect_garbage(
     if dry_run:
         return report
     with transaction() as tx:
-        fts.optimize(tx)
+        tx.optimize()
     report.optimized = True
     if vacuum:
-        bulk.vacuum(conn)
+        backend.vacuum()
         report.vacuumed = True
-    report.wal_truncated = checkpoint(conn)
+    report.wal_truncated = checkpoint(backend)
     if not report.wal_truncated:
         report.notes.append("the WAL could not be truncated: another process was reading")
     return report
+

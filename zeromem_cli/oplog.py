@@ -13,20 +13,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from zeromem_cli.plain import Record
-from zeromem_cli.storage import db
-from zeromem_cli.storage import oplog as table
 from zeromem_cli.times import to_iso
+
+if TYPE_CHECKING:
+    from zeromem_cli.storage.base import Backend
 
 MAX_ENTRIES = 10_000
 LOCK_WAIT_MS = 200
 
 
 def record(
-    conn: Any,
-    transaction: Callable[[], AbstractContextManager[Any]],
+    backend: Backend,
+    transaction: Callable[[], AbstractContextManager[Backend]],
     now: datetime,
     op: str,
     result_count: int = 0,
@@ -36,9 +37,9 @@ def record(
     operation); returns whether it was written."""
     try:
         # Waits at most LOCK_WAIT_MS for the write lock, and no fsync for this commit: a log
-        # entry is not worth a disk flush on every search (see ``db.best_effort_writes``).
-        with db.best_effort_writes(conn, LOCK_WAIT_MS), transaction() as tx:
-            table.append(tx, to_iso(now), op, result_count, tokens, MAX_ENTRIES)
+        # entry is not worth a disk flush on every search (see ``Backend.best_effort_writes``).
+        with backend.best_effort_writes(LOCK_WAIT_MS), transaction() as tx:
+            tx.append(to_iso(now), op, result_count, tokens, MAX_ENTRIES)
     except Exception:  # a log entry is never worth failing the command it records
         return False
     return True
@@ -64,9 +65,9 @@ class OperationSummary(Record):
         return self.tokens / self.count if self.count else 0.0
 
 
-def summarize(conn: Any) -> dict[str, OperationSummary]:
+def summarize(backend: Backend) -> dict[str, OperationSummary]:
     """Per operation: how many times it ran, results and tokens in total."""
-    return {r[0]: OperationSummary(*r) for r in table.totals(conn)}
+    return {r[0]: OperationSummary(*r) for r in backend.totals()}
 
 
 __all__ = ["record", "summarize", "OperationSummary", "MAX_ENTRIES"]

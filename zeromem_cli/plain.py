@@ -452,6 +452,19 @@ def _init_Weights(  # type: ignore[no-untyped-def]
 INITS["pack.select.Weights"] = _init_Weights
 
 
+def _init_Factor(  # type: ignore[no-untyped-def]
+    self, name, used_by, kind, reads, off
+):
+    _set(self, "name", name)
+    _set(self, "used_by", used_by)
+    _set(self, "kind", kind)
+    _set(self, "reads", reads)
+    _set(self, "off", off)
+
+
+INITS["ranking.factors.Factor"] = _init_Factor
+
+
 def _init_Tuning(  # type: ignore[no-untyped-def]
     self,
     pool,
@@ -464,17 +477,11 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     date,
     importance,
     pinned,
-    recency,
-    recency_half_life_days,
     related,
     related_share,
     related_max_matches,
     session,
-    aggregate_session,
     context,
-    assistant,
-    answer,
-    answer_longest,
     context_sources,
     context_span,
     context_decay,
@@ -510,17 +517,11 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     _set(self, "date", date)
     _set(self, "importance", importance)
     _set(self, "pinned", pinned)
-    _set(self, "recency", recency)
-    _set(self, "recency_half_life_days", recency_half_life_days)
     _set(self, "related", related)
     _set(self, "related_share", related_share)
     _set(self, "related_max_matches", related_max_matches)
     _set(self, "session", session)
-    _set(self, "aggregate_session", aggregate_session)
     _set(self, "context", context)
-    _set(self, "assistant", assistant)
-    _set(self, "answer", answer)
-    _set(self, "answer_longest", answer_longest)
     _set(self, "context_sources", context_sources)
     _set(self, "context_span", context_span)
     _set(self, "context_decay", context_decay)
@@ -548,16 +549,6 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
 
 
 INITS["ranking.tuning.Tuning"] = _init_Tuning
-
-
-def _init__EveryWord(  # type: ignore[no-untyped-def]
-    self, match, exact
-):
-    _set(self, "match", match)
-    _set(self, "exact", exact)
-
-
-INITS["search._EveryWord"] = _init__EveryWord
 
 
 def _init_Window(  # type: ignore[no-untyped-def]

@@ -1,9 +1,10 @@
 """What a database holds and what packing saves: the numbers behind ``zeromem stats``.
 
-Counts come from one pass over ``memories`` (``storage.bulk``); stored tokens are estimated
-over the live memories' content; the average ``pack`` output comes from the operations log
-(``oplog``), so the report can say how many tokens packing prints compared with pasting every
-live memory. Called through ``MemoryStore.stats``, which owns the connection and the clock.
+Counts come from one pass over ``memories`` (``Backend.counts`` and its neighbours); stored
+tokens are estimated over the live memories' content; the average ``pack`` output comes from
+the operations log (``oplog``), so the report can say how many tokens packing prints compared
+with pasting every live memory. Called through ``MemoryStore.stats``, which owns the backend
+and the clock.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.pack.tokens import count_tokens
-from zeromem_cli.storage import bulk, vectors
 
 if TYPE_CHECKING:
     from zeromem_cli.models import Scope
     from zeromem_cli.oplog import OperationSummary
+    from zeromem_cli.storage.base import Backend
 
 
 @dataclass
@@ -90,13 +91,13 @@ def database_bytes(path: Any) -> int:
     return total
 
 
-def collect(conn: Any, scope: Scope | None, now: datetime, path: Path | str) -> Stats:
+def collect(backend: Backend, scope: Scope | None, now: datetime, path: Path | str) -> Stats:
     """Counts for ``scope``, or for the whole database when it is None."""
     stats = Stats(all_scopes=scope is None)
-    stats.live, stats.expired, stats.trash, stats.pinned, stats.with_keys = bulk.counts(
-        conn, scope, now
+    stats.live, stats.expired, stats.trash, stats.pinned, stats.with_keys = backend.counts(
+        scope, now
     )
-    stats.by_category = bulk.live_by_category(conn, scope, now)
+    stats.by_category = backend.live_by_category(scope, now)
     stats.by_scope = [
         {
             "user": user or None,
@@ -105,14 +106,14 @@ def collect(conn: Any, scope: Scope | None, now: datetime, path: Path | str) -> 
             "project": project or None,
             "live": n,
         }
-        for user, agent, session, project, n in bulk.live_by_scope(conn, scope, now)
+        for user, agent, session, project, n in backend.live_by_scope(scope, now)
     ]
-    stats.stored_tokens = sum(count_tokens(text) for text in bulk.live_contents(conn, scope, now))
-    stats.embedded = vectors.coverage(conn, scope, now)[0]
-    stats.vector_model = vectors.model(conn)
-    stats.vector_bytes = vectors.stored_bytes(conn)
+    stats.stored_tokens = sum(count_tokens(text) for text in backend.live_contents(scope, now))
+    stats.embedded = backend.vector_coverage(scope, now)[0]
+    stats.vector_model = backend.vector_model()
+    stats.vector_bytes = backend.vector_bytes()
     # A file store: the file and its WAL; a server store: what the server holds for it.
-    server = bulk.server_bytes(conn)
+    server = backend.server_bytes()
     stats.database_bytes = database_bytes(path) if server is None else server
     return stats
 

@@ -1,12 +1,12 @@
 """MemoryStore: the library API, the one public class.
 
-It holds the connection, the scope and the clock, and each method has one shape: validate the
-arguments, then run one function over the connection (``search``, ``writes``,
-``storage.memories``, ``pack.select``, ``lifecycle``, ``stats``, ``transfer``) inside a read
-with busy retry and error mapping (``storage.db.read``) or one write transaction
-(``transaction``). No SQL here: that is ``storage``'s (see its docstring for the storage
-model), and no module outside this one and ``storage`` touches the connection
-(``tests/system/test_api_boundary.py``).
+It holds the storage backend (``storage.base.Backend``, chosen once when the store opens),
+the scope and the clock, and each method has one shape: validate the arguments, then run one
+function over the backend (``search``, ``writes``, ``versions``, ``pack.select``,
+``lifecycle``, ``stats``, ``transfer``, ``semantic``) inside a read with busy retry and error
+mapping (``Backend.read``) or one write transaction (``Backend.transaction``). No SQL here:
+that is ``storage``'s (see its docstring for the storage model), and no module outside this
+one and ``storage`` touches the driver's connection (``tests/system/test_api_boundary.py``).
 
 A call with many parts takes a request record (``requests.PackRequest``, ``WriteRequest``,
 ``ImportRequest``) built once by its face; keyword arguments change fields of it. The store
@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from zeromem_cli import validation, writes
+from zeromem_cli import validation, versions, writes
 from zeromem_cli.errors import InvalidInputError, NotFoundError, StoreError
 from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope, WriteResult
 from zeromem_cli.requests import (
@@ -34,9 +34,12 @@ from zeromem_cli.requests import (
     WriteRequest,
     changed,
 )
-from zeromem_cli.search import BM25_WEIGHTS, DEFAULT_RANKING, Ranking, run_fts_search, run_search
+from zeromem_cli.search import DEFAULT_RANKING, Ranking, run_fts_search, run_search
 from zeromem_cli.semantic.switch import Semantic
-from zeromem_cli.storage import db, memories
+from zeromem_cli.storage import db
+from zeromem_cli.storage.base import Backend
+from zeromem_cli.storage.query import BM25_WEIGHTS
+from zeromem_cli.storage.records import to_memory
 from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import parse_query
 from zeromem_cli.times import Clock, utcnow
@@ -68,7 +71,8 @@ def _is_id(ref: int | str) -> bool:
 
 
 class MemoryStore:
-    """A per-user memory database. Every method is deterministic code over SQLite.
+    """A per-user memory database. Every method is deterministic code over its storage backend
+    (SQLite, or PostgreSQL for a ``postgresql://`` location).
 
     ``scope`` (user / agent / session / project) is fixed per store. Writes are stamped with
     it; reads see the memories of its owner (user and project) from every agent and session, so
@@ -138,13 +142,13 @@ class MemoryStore:
         # views): only the outermost call is logged.
         self._depth = [0]
         resolved_key = _resolve_key(key, key_file)
-        self._conn: Any
+        self.backend: Backend
         if settings.if_missing != "create" and db.is_missing(self.location):
             read_only = True
-            self._conn = (
+            self.backend = (
                 db.open_empty()
                 if settings.if_missing == "empty"
-                else db.MissingStore(
+                else db.MissingStore(  # type: ignore[assignment]
                     StoreError(
                         f"no store at {self.path}: check --db / ZEROMEM_DB (the first write, "
                         "such as `zeromem add`, creates one)"
@@ -154,7 +158,7 @@ class MemoryStore:
         else:
             if read_only == "auto":
                 read_only = not db.can_write(self.location)
-            self._conn = db.open_store(
+            self.backend = db.open_backend(
                 self.location, settings.notice, key=resolved_key, read_only=bool(read_only)
             )
         self.writable = not read_only
@@ -162,7 +166,7 @@ class MemoryStore:
         # A member of a team store is its PostgreSQL role: that is its user scope unless
         # another is given (the database's policies decide what that one shows).
         self.scope = Scope(
-            user or db.member_user(self._conn), agent, session, project, isolate=isolate
+            user or self.backend.member_user(), agent, session, project, isolate=isolate
         )
 
     # -- plumbing ---------------------------------------------------------------------------
@@ -185,7 +189,7 @@ class MemoryStore:
         return view
 
     def close(self) -> None:
-        self._conn.close()
+        self.backend.close()
 
     def __enter__(self) -> MemoryStore:
         return self
@@ -198,13 +202,14 @@ class MemoryStore:
         """The raw connection (a ``sqlite3.Connection``, or a psycopg connection for a
         PostgreSQL store), for tests and tools that inspect the database below the API. No
         module of the package outside this one and ``storage`` reads it."""
-        return self._conn
+        return self.backend.connection
 
     def now(self) -> datetime:
         return self.clock()
 
-    def transaction(self) -> AbstractContextManager[Any]:
-        """One write transaction (``BEGIN IMMEDIATE``: the write lock up front).
+    def transaction(self) -> AbstractContextManager[Backend]:
+        """One write transaction (``BEGIN IMMEDIATE``: the write lock up front), as the
+        backend that runs its statements.
 
         Nested use joins the outer transaction through a SAVEPOINT, so a library caller (or
         import) can batch many ``add`` / ``forget`` calls into one all-or-nothing commit::
@@ -213,7 +218,7 @@ class MemoryStore:
                 for text in texts:
                     store.add(text)
         """
-        return db.transaction(self._conn, self.path)
+        return self.backend.transaction()
 
     @contextmanager
     def operation(self, op: str | None) -> Iterator[LoggedOperation]:
@@ -231,7 +236,8 @@ class MemoryStore:
         if op is not None and not self._depth[0] and self.settings.log and self.writable:
             from zeromem_cli import oplog
 
-            oplog.record(self._conn, self.transaction, self.now(), op, entry.results, entry.tokens)
+            now = self.now()
+            oplog.record(self.backend, self.transaction, now, op, entry.results, entry.tokens)
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -248,8 +254,8 @@ class MemoryStore:
         if isinstance(ref, int) or len(text) < UID_PREFIX_MIN:
             return validation.memory_id(ref)
         number = int(text)
-        if 1 <= number <= validation.MAX_ID and db.read(
-            self._conn, self.path, lambda conn: memories.has_id(conn, self.scope, number)
+        if 1 <= number <= validation.MAX_ID and self.backend.read(
+            lambda backend: backend.has_id(self.scope, number)
         ):
             return number
         try:
@@ -264,10 +270,8 @@ class MemoryStore:
                 f"not a memory id or uid: {ref!r} (an id, a uid, or the first "
                 f"{UID_PREFIX_MIN}+ characters of one)"
             )
-        ids = db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.ids_by_uid_prefix(conn, self.scope, digits, UID_PREFIX_COUNT),
+        ids = self.backend.read(
+            lambda backend: backend.ids_by_uid_prefix(self.scope, digits, UID_PREFIX_COUNT)
         )
         if not ids:
             raise NotFoundError(f"no memory with uid {ref} in this scope")
@@ -286,24 +290,18 @@ class MemoryStore:
         digits = uid.strip().lower().replace("-", "") if isinstance(uid, str) else ""
         if len(digits) != 32 or digits.strip("0123456789abcdef"):
             return None
-        ids = db.read(
-            self._conn, self.path, lambda conn: memories.ids_by_uid_prefix(conn, None, digits, 1)
-        )
+        ids = self.backend.read(lambda backend: backend.ids_by_uid_prefix(None, digits, 1))
         if not ids:
             return None
-        return db.read(self._conn, self.path, lambda conn: memories.fetch(conn, ids[0]))
+        return self.backend.read(lambda backend: backend.fetch(ids[0]))
 
     def scopes(self, *, every: bool = False) -> builtins.list[tuple[Scope, int]]:
         """The exact scopes holding live memories, with how many, most first: among those this
         store reads, or with ``every`` in the whole database (``stats``' breakdown). The
         framework faces map their namespaces onto scopes and list them with it."""
-        from zeromem_cli.storage import bulk
-
         now = self.now()
-        rows = db.read(
-            self._conn,
-            self.path,
-            lambda conn: bulk.live_by_scope(conn, None if every else self.scope, now),
+        rows = self.backend.read(
+            lambda backend: backend.live_by_scope(None if every else self.scope, now)
         )
         return [(Scope(u, a, s, p, isolate=True), n) for u, a, s, p, n in rows]
 
@@ -312,11 +310,9 @@ class MemoryStore:
     ) -> Memory:
         """One memory of this scope by id; NotFoundError if absent, deleted or expired."""
         now = self.now()
-        row = db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.visible_row(
-                conn,
+        row = self.backend.read(
+            lambda backend: versions.visible_row(
+                backend,
                 self.scope,
                 now,
                 memory_id,
@@ -324,16 +320,14 @@ class MemoryStore:
                 include_expired=include_expired,
             ),
         )
-        return memories.to_memory(row)
+        return to_memory(row)
 
     def list(self, limit: int | None = 50, filters: Filters | None = None) -> builtins.list[Memory]:
         """Memories of this scope, newest first."""
         limit = validation.check_limit(limit) if limit is not None else None
         now = self.now()
-        return db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.newest_first(conn, self.scope, filters or Filters(), now, limit),
+        return self.backend.read(
+            lambda backend: backend.newest_first(self.scope, filters or Filters(), now, limit)
         )
 
     def search(
@@ -368,16 +362,16 @@ class MemoryStore:
         now = self.now()
         vector = None if parsed is None else self.query_vector(query, semantic)
 
-        def run(conn: Any) -> builtins.list[tuple[Any, float]]:
+        def run(backend: Backend) -> builtins.list[tuple[Any, float]]:
             if parsed is None:
-                return run_fts_search(conn, self.scope, now, query, **options)
-            found = run_search(conn, self.scope, now, parsed, as_of=as_of, **options)
+                return run_fts_search(backend, self.scope, now, query, **options)
+            found = run_search(backend, self.scope, now, parsed, as_of=as_of, **options)
             if vector is None:
                 return found
             from zeromem_cli.semantic.recall import joined
 
             return joined(
-                conn,
+                backend,
                 self.scope,
                 now,
                 parsed.content,
@@ -390,9 +384,9 @@ class MemoryStore:
             )
 
         with self.operation("search") as entry:
-            scored = db.read(self._conn, self.path, run)
+            scored = self.backend.read(run)
             entry.results = len(scored)
-        return [memories.to_memory(row, score=score) for row, score in scored]
+        return [to_memory(row, score=score) for row, score in scored]
 
     def query_vector(self, query: str, semantic: bool | None = None) -> Any:
         """The question's vector (numpy), or None when semantic recall is off or unavailable
@@ -405,16 +399,14 @@ class MemoryStore:
     def history(self, memory_id: int) -> builtins.list[HistoryEntry]:
         """Every version of a memory, oldest first; the last one is the current version."""
         now = self.now()
-        return db.read(
-            self._conn, self.path, lambda conn: memories.history(conn, self.scope, now, memory_id)
+        return self.backend.read(
+            lambda backend: versions.history(backend, self.scope, now, memory_id)
         )
 
     def count(self, filters: Filters | None = None) -> int:
         now = self.now()
-        return db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.count(conn, self.scope, filters or Filters(), now),
+        return self.backend.read(
+            lambda backend: backend.count(self.scope, filters or Filters(), now)
         )
 
     # -- pack and what it reads ----------------------------------------------------------------
@@ -437,10 +429,8 @@ class MemoryStore:
         vector = self.query_vector(query, asked.semantic) if query else None
         found = None if vector is None else (vector, self.semantic.cache)
         with self.operation("pack") as entry:
-            result = db.read(
-                self._conn,
-                self.path,
-                lambda conn: pack(conn, self.scope, now, query, asked, found),
+            result = self.backend.read(
+                lambda backend: pack(backend, self.scope, now, query, asked, found)
             )
             entry.results, entry.tokens = len(result.memories), result.tokens
         if asked.touch and result.memories and self.writable:
@@ -461,11 +451,8 @@ class MemoryStore:
         limit = validation.check_limit(limit)
         pinned_limit = validation.check_limit(pinned_limit or validation.MAX_ID)
         now = self.now()
-        return db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.pack_candidates(
-                conn,
+        return self.backend.read(
+            lambda backend: backend.pack_candidates(
                 self.scope,
                 filters or Filters(),
                 now,
@@ -488,12 +475,10 @@ class MemoryStore:
         now = self.now()
         if not self.scope.reads(memory.scope):
             return [], []
-        return db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.neighbours(
-                conn, memory.scope, filters or Filters(), now, memory, span, window
-            ),
+        return self.backend.read(
+            lambda backend: backend.neighbours(
+                memory.scope, filters or Filters(), now, memory, span, window
+            )
         )
 
     def touch(self, memory_ids: Iterable[int]) -> bool:
@@ -503,7 +488,7 @@ class MemoryStore:
         if not self.writable:
             return False
         try:
-            with db.best_effort_writes(self._conn, ACCESS_LOCK_WAIT_MS):
+            with self.backend.best_effort_writes(ACCESS_LOCK_WAIT_MS):
                 self.record_access(memory_ids)
         except StoreError:
             return False
@@ -516,8 +501,8 @@ class MemoryStore:
         if not ids:
             return
         now = self.now()
-        with self.transaction() as conn:
-            memories.record_access(conn, ids, now)
+        with self.transaction() as backend:
+            backend.record_access(ids, now)
 
     # -- writes (policy in writes.py) -----------------------------------------------------------
 
@@ -590,9 +575,9 @@ class MemoryStore:
             writes.refuse_secrets(given, scope)
         values = writes.new_values(given, asked.default_category)
         vector = self._passage_vector(given["content"])
-        with self.transaction() as conn:
+        with self.transaction() as backend:
             result = writes.write(
-                conn,
+                backend,
                 scope,
                 self.now(),
                 given,
@@ -602,7 +587,7 @@ class MemoryStore:
                 merge=asked.merge,
                 near=asked.near,
             )
-            self._keep_vector(conn, result.memory, given, vector)
+            self._keep_vector(backend, result.memory, given, vector)
             return result
 
     def update(
@@ -645,9 +630,9 @@ class MemoryStore:
         if not allow_secret:
             writes.refuse_secrets({**new, "meta": validation.clean_meta(meta) if meta else None})
         vector = self._passage_vector(new["content"]) if "content" in new else None
-        with self.transaction() as conn:
-            memory = writes.update(conn, self.scope, self.now(), memory_id, new, meta)
-            self._keep_vector(conn, memory, new, vector)
+        with self.transaction() as backend:
+            memory = writes.update(backend, self.scope, self.now(), memory_id, new, meta)
+            self._keep_vector(backend, memory, new, vector)
             return memory
 
     def _passage_vector(self, content: str) -> Any:
@@ -658,7 +643,7 @@ class MemoryStore:
         return None if embedder is None else (embedder.name, embedder.passages([content]))
 
     @staticmethod
-    def _keep_vector(conn: Any, memory: Memory, given: dict[str, Any], vector: Any) -> None:
+    def _keep_vector(backend: Backend, memory: Memory, given: dict[str, Any], vector: Any) -> None:
         """Store ``vector`` with ``memory`` in the write's transaction, if it is of the
         memory's current text (a duplicate of other text keeps its own)."""
         if vector is None or memory.content != given["content"]:
@@ -666,7 +651,7 @@ class MemoryStore:
         from zeromem_cli.semantic import blocks
 
         owner = (memory.scope.user or "", memory.scope.project or "")
-        blocks.put(conn, vector[0], [(memory.id, given["content_hash"], owner)], vector[1])
+        blocks.put(backend, vector[0], [(memory.id, given["content_hash"], owner)], vector[1])
 
     def _check_tags(self, tags: Iterable[str] | None) -> None:
         if tags is not None:
@@ -683,20 +668,18 @@ class MemoryStore:
         if not ids:
             return 0
         now = self.now()
-        with self.operation("forget") as entry, self.transaction() as conn:
+        with self.operation("forget") as entry, self.transaction() as backend:
             if strict:
-                entry.results = writes.forget(conn, self.scope, now, ids)
+                entry.results = writes.forget(backend, self.scope, now, ids)
             else:
-                from zeromem_cli.storage import bulk
-
-                entry.results = bulk.forget_live(conn, ids, now)
+                entry.results = backend.forget_live(ids, now)
         return entry.results
 
     def restore(self, memory_id: int) -> Memory:
         """Bring a soft-deleted (forgotten, expired or archived) memory back. An expiry that has
         passed is cleared, otherwise the restored memory would stay invisible."""
-        with self.transaction() as conn:
-            return writes.restore(conn, self.scope, self.now(), memory_id)
+        with self.transaction() as backend:
+            return writes.restore(backend, self.scope, self.now(), memory_id)
 
     # -- lifecycle (policy in lifecycle.py) -----------------------------------------------------
 
@@ -717,10 +700,8 @@ class MemoryStore:
                     filters=Filters(include_expired=True, include_deleted=True),
                 )
                 ranked = lifecycle.holding_every_word(selection.query, hits)
-            return db.read(
-                self._conn,
-                self.path,
-                lambda conn: lifecycle.select(conn, self.scope, selection, ids, ranked),
+            return self.backend.read(
+                lambda backend: lifecycle.select(backend, self.scope, selection, ids, ranked)
             )
 
     def purge(self, memory_ids: Sequence[int]) -> PurgeResult:
@@ -731,13 +712,13 @@ class MemoryStore:
         from zeromem_cli import lifecycle
 
         with self.operation("purge") as entry:
-            with self.transaction() as conn:
+            with self.transaction() as backend:
                 purged = lifecycle.purge(
-                    conn, builtins.list(dict.fromkeys(memory_ids)), self.semantic.wanted()
+                    backend, builtins.list(dict.fromkeys(memory_ids)), self.semantic.wanted()
                 )
             entry.results = purged
-            with db.mapped_errors(self.path):
-                truncated = lifecycle.checkpoint(self._conn) if purged else True
+            with self.backend.mapped_errors():
+                truncated = lifecycle.checkpoint(self.backend) if purged else True
         return lifecycle.PurgeResult(purged, truncated)
 
     def gc(
@@ -755,9 +736,9 @@ class MemoryStore:
         from zeromem_cli import lifecycle
 
         scope = None if all_scopes else self.scope
-        with db.mapped_errors(self.path):
+        with self.backend.mapped_errors():
             return lifecycle.collect_garbage(
-                self._conn,
+                self.backend,
                 self.transaction,
                 scope,
                 self.now(),
@@ -771,12 +752,8 @@ class MemoryStore:
     ) -> builtins.list[Memory]:
         """Soft-deleted memories of this scope (``reason``: forgotten, expired or archived
         only), most recently deleted first."""
-        from zeromem_cli.storage import bulk
-
-        return db.read(
-            self._conn,
-            self.path,
-            lambda conn: bulk.trash(conn, self.scope, reason=reason, limit=limit),
+        return self.backend.read(
+            lambda backend: backend.trash(self.scope, reason=reason, limit=limit)
         )
 
     # -- semantic recall's vectors (semantic/) -------------------------------------------------
@@ -790,7 +767,7 @@ class MemoryStore:
 
         scope = None if all_scopes else self.scope
         now = self.now()
-        covered, total = db.read(self._conn, self.path, lambda conn: coverage(conn, scope, now))
+        covered, total = self.backend.read(lambda backend: coverage(backend, scope, now))
         return total - covered
 
     def index(
@@ -817,10 +794,7 @@ class MemoryStore:
             )
         scope = None if all_scopes else self.scope
 
-        def read(work: Callable[[Any], Any]) -> Any:
-            return db.read(self._conn, self.path, work)
-
-        return index(read, self.transaction, embedder, self.now(), scope, progress)
+        return index(self.backend, self.transaction, embedder, self.now(), scope, progress)
 
     # -- counts and the operations log ---------------------------------------------------------
 
@@ -831,9 +805,7 @@ class MemoryStore:
 
         scope = None if all_scopes else self.scope
         now = self.now()
-        found = db.read(
-            self._conn, self.path, lambda conn: stats.collect(conn, scope, now, self.path)
-        )
+        found = self.backend.read(lambda backend: stats.collect(backend, scope, now, self.path))
         return stats.with_operations(found, self.operations())
 
     def operations(self) -> dict[str, OperationSummary]:
@@ -842,7 +814,7 @@ class MemoryStore:
         from zeromem_cli import oplog
 
         try:
-            return db.read(self._conn, self.path, oplog.summarize)
+            return self.backend.read(oplog.summarize)
         except StoreError:
             return {}
 
@@ -863,10 +835,8 @@ class MemoryStore:
         scope = None if all_scopes else self.scope
         now = self.now()
         with self.operation("export") as entry:
-            records = db.read(
-                self._conn,
-                self.path,
-                lambda conn: export_records(conn, scope, now, filters, with_history),
+            records = self.backend.read(
+                lambda backend: export_records(backend, scope, now, filters, with_history)
             )
             entry.results = len(records)
         return records

@@ -196,13 +196,3 @@ def test_a_long_neighbour_borrows_in_proportion(db_path: Path) -> None:
     assert lent[long] < lent[short] * 300 / len(essay) * 1.01
 
 
-def test_a_question_adding_things_up_borrows_no_context(db_path: Path) -> None:
-    # "How many" / "both" questions are answered across conversations: the turns around the
-    # best hit must not take the room of the other conversations' answers.
-    with _conversation(db_path, "chat-1")() as store:
-        asked = store.pack("How was the waterfall in Oregon?", touch=False)
-        counted = store.pack("How many times was the waterfall in Oregon visited?", touch=False)
-    assert max(c.context for c in asked.candidates) > 0
-    assert [c.context for c in counted.candidates] == [0.0] * len(counted.candidates)
-    assert [m.content for m in asked.memories][:2] == TURNS[1:3]  # the reply, by its place
-    assert [m.content for m in counted.memories][1] != TURNS[2]

@@ -26,14 +26,13 @@ exceeds the budget. Steps:
    exact tokenizer merged differently at a boundary, the lowest-scored memory goes until it fits.
 
 Formatting lives in ``format.py``; in a session, neighbours of the best hits borrow
-relevance (``context.py``). ``MemoryStore.pack`` runs ``pack`` over its connection, scope and
+relevance (``ranking.context``). ``MemoryStore.pack`` runs ``pack`` over its connection, scope and
 clock, and records the access of what was packed; the query is parsed once per call.
 """
 
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
@@ -56,12 +55,12 @@ from zeromem_cli.ranking import factors
 from zeromem_cli.ranking.context import lent_by_neighbours
 from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
 from zeromem_cli.search import (
-    aggregates,
     held_by_few,
     may_hold_common_words,
     run_search,
 )
-from zeromem_cli.storage import memories as stored
+from zeromem_cli.storage.base import Backend
+from zeromem_cli.storage.records import to_memory
 from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import ParsedQuery, parse_query
 from zeromem_cli.text.similarity import features, word_features
@@ -197,7 +196,7 @@ def score_candidates(
     * (w_rel + w_imp * importance + w_rec * recency + w_acc * access)``, so they reorder
     memories of similar relevance but cannot lift a barely matching one above a strong match
     (measured on LoCoMo: the additive form let recency push evidence out). Without a query the
-    parts simply add up. ``context`` is relevance lent by neighbours (``context.py``), added to
+    parts simply add up. ``context`` is relevance lent by neighbours (``ranking.context``), added to
     a memory's own relevance on the same scale; ``own`` multiplies a memory's own relevance
     (session openers), ``factor`` its whole relevance, the lent part included
     (``speakers.py``).
@@ -465,7 +464,7 @@ def _read_scopes(scope: Scope) -> list[Scope]:
 
 
 def _search(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scopes: Sequence[Scope],
     now: datetime,
     query: ParsedQuery,
@@ -483,7 +482,7 @@ def _search(
 
     def found(scope: Scope) -> list[tuple[Any, float]]:
         hits = run_search(
-            conn,
+            backend,
             scope,
             now,
             query,
@@ -497,7 +496,7 @@ def _search(
         from zeromem_cli.semantic.recall import joined
 
         return joined(
-            conn,
+            backend,
             scope,
             now,
             query.content,
@@ -510,7 +509,7 @@ def _search(
             ranking.semantic_pack_hits,
         )
 
-    per_scope = [[stored.to_memory(row, score=score) for row, score in found(s)] for s in scopes]
+    per_scope = [[to_memory(row, score=score) for row, score in found(s)] for s in scopes]
     if len(per_scope) == 1:
         return per_scope[0]
     hits = [hit for found in per_scope for hit in found]
@@ -519,7 +518,7 @@ def _search(
 
 
 def _pinned(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scope: Scope,
     filters: Filters,
     now: datetime,
@@ -535,8 +534,8 @@ def _pinned(
     match (``_standing``): no more than the budget holds of the format's smallest unit.
     Only these are read in full."""
     smallest = counter.count(formatter.unit(_EMPTY)) - counter.overhead - 1
-    standing = stored.pinned_standing(
-        conn, scope, filters, now, limit=validation.check_limit(max_lines(budget))
+    standing = backend.pinned_standing(
+        scope, filters, now, limit=validation.check_limit(max_lines(budget))
     )
     standing = [s for s in standing if s[0] not in known]
     asked, half_life = as_of or now, weights.half_life_days
@@ -566,7 +565,7 @@ def max_lines(budget: int) -> int:
 
 
 def pack(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scope: Scope,
     now: datetime,
     query: str | None,
@@ -631,15 +630,15 @@ def pack(
     if query is not None and query.strip():
         parsed = parse_query(require_utf8(query, "query"))
         asked = parsed.content
-        hits = _search(conn, scopes, now, parsed, pool, filters, as_of, tuning, query_vector)
+        hits = _search(backend, scopes, now, parsed, pool, filters, as_of, tuning, query_vector)
         _add_relevance(hits, 1.0, relevance, memories)
         few: Callable[[str], bool] | None = None
-        if may_hold_common_words(conn):  # a large store: feedback words held by a few only
-            few = lambda word: not held_by_few(conn, word)  # noqa: E731
+        if may_hold_common_words(backend):  # a large store: feedback words held by a few only
+            few = lambda word: not held_by_few(backend, word)  # noqa: E731
         expansion = expansion_terms(parsed, hits, few, tuning) if tuning.feedback > 0 else []
         if expansion:
             second = _search(
-                conn, scopes, now, parse_query(" ".join(expansion)), pool, filters, as_of, tuning
+                backend, scopes, now, parse_query(" ".join(expansion)), pool, filters, as_of, tuning
             )
             _add_relevance(
                 near_feedback(hits, second, tuning.feedback_docs),
@@ -650,17 +649,15 @@ def pack(
             )
         # A session is a conversation (``ranking.context``): a hit written in one lends to
         # the memories written around it in that session (its origin), whichever session
-        # asks, and those join the candidates. Not for a question adding things up ("how
-        # many", "both"): its answers are spread over many conversations.
-        weight = weights.context * (tuning.aggregate_session if aggregates(query) else 1.0)
+        # asks, and those join the candidates.
         lent = lent_by_neighbours(
             relevance,
             memories,
-            lambda memory, span, window: stored.neighbours(
-                conn, memory.scope, filters, now, memory, span, window
+            lambda memory, span, window: backend.neighbours(
+                memory.scope, filters, now, memory, span, window
             ),
             tuning._replace(context_window_minutes=weights.context_window_minutes),
-            weight,
+            weights.context,
             found=memories,
         )
     exclude = set(exclude)
@@ -668,12 +665,11 @@ def pack(
         if query is not None and query.strip():
             known = memories.keys() | exclude
             ids = _pinned(
-                conn, each, filters, now, budget, formatter, counter, weights, as_of, known
+                backend, each, filters, now, budget, formatter, counter, weights, as_of, known
             )
-            extra = stored.by_ids(conn, ids)
+            extra = backend.by_ids(ids)
         else:
-            extra = stored.pack_candidates(
-                conn,
+            extra = backend.pack_candidates(
                 each,
                 filters,
                 now,
@@ -686,14 +682,15 @@ def pack(
     for memory_id in exclude:
         memories.pop(memory_id, None)  # relevance keeps its scale: the best hit still counts
     # A question naming one speaker of a conversation: that one's turns first.
-    factor = spoken_by_named(asked, memories, tuning.speaker) if relevance else {}
+    named = spoken_by_named(asked, memories) if relevance and tuning.speaker > 0 else set()
+    factor = dict.fromkeys(named, factors.speaker_factor(tuning))
     # The first turn of a conversation holds its news (``factors.opener_factor``): its own
     # relevance counts more, not what its neighbours lend it.
     in_sessions = [i for i in relevance if i in memories and memories[i].session]
     in_sessions = sorted(in_sessions, key=lambda i: -relevance[i])[: tuning.opener_hits]
     opener = factors.opener_factor(tuning)
     openers = (
-        dict.fromkeys(stored.session_openers(conn, in_sessions), opener)
+        dict.fromkeys(backend.session_openers(in_sessions), opener)
         if in_sessions and tuning.opener > 0
         else {}
     )

@@ -23,23 +23,19 @@ from zeromem_cli.text.speakers import speaker_of
 
 # A speaker label opening a memory: one or two words ("Ana", "Dr. Li", "user"), a colon,
 # a space. Longer openings before a colon are sentences, not names.
-def spoken_by_named(
-    words: Iterable[str], memories: Mapping[int, Memory], weight: float
-) -> dict[int, float]:
-    """The factor on each candidate's relevance: ``1 + weight`` (``Tuning.speaker``) for the
-    turns of a speaker that ``words`` (the question's content words) names, when some other
-    speaker is not named; empty when nothing tells the speakers apart."""
+def spoken_by_named(words: Iterable[str], memories: Mapping[int, Memory]) -> set[int]:
+    """The ids of the turns of a speaker that ``words`` (the question's content words)
+    names, when some other speaker is not named; empty when nothing tells the speakers
+    apart. Their relevance gains ``ranking.factors.speaker_factor``."""
     asked = {fold(word) for word in words}
     if not asked:
-        return {}
+        return set()
     speakers = {memory_id: speaker_of(m.content) for memory_id, m in memories.items()}
     labels = {label for label in speakers.values() if label}
     named = {label for label in labels if not asked.isdisjoint(label)}
     if not named or named == labels:
-        return {}
-    if weight <= 0:
-        return {}
-    return {memory_id: 1.0 + weight for memory_id, label in speakers.items() if label in named}
+        return set()
+    return {memory_id for memory_id, label in speakers.items() if label in named}
 
 
 __all__ = ["spoken_by_named"]

@@ -11,19 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.models import Scope
 from zeromem_cli.semantic import blocks
 from zeromem_cli.semantic.embedder import Embedder
-from zeromem_cli.storage import vectors as stored
 
 BATCH = 32  # memories embedded, then written, at a time
 
-T = TypeVar("T")
-# What ``MemoryStore`` hands in: a read of its connection (busy retry, mapped errors) and a
-# write transaction; the indexer never holds the connection itself.
-Read = Callable[[Callable[[Any], T]], T]
+if TYPE_CHECKING:
+    from zeromem_cli.storage.base import Backend
+
+# What ``MemoryStore`` hands in beside its backend (whose ``read`` retries while busy and maps
+# errors): its write transaction.
 Transaction = Callable[[], Any]
 
 
@@ -40,13 +40,13 @@ class IndexReport:
         )
 
 
-def coverage(conn: Any, scope: Scope | None, now: datetime) -> tuple[int, int]:
+def coverage(backend: Backend, scope: Scope | None, now: datetime) -> tuple[int, int]:
     """(live memories of ``scope`` (None: all) with a current vector, live memories)."""
-    return stored.coverage(conn, scope, now)
+    return backend.vector_coverage(scope, now)
 
 
 def index(
-    read: Read[Any],
+    backend: Backend,
     transaction: Transaction,
     embedder: Embedder,
     now: datetime,
@@ -57,13 +57,13 @@ def index(
     """Embed every live memory of ``scope`` (None: all) lacking a vector of its current text.
     ``progress(n)`` is told after each batch written, with the number of memories in it."""
     report = IndexReport()
-    if read(stored.model) not in (None, embedder.name):
-        with transaction() as conn:
-            stored.set_model(conn, embedder.name)  # another model's vectors: start over
+    if backend.read(lambda it: it.vector_model()) not in (None, embedder.name):
+        with transaction() as tx:
+            tx.set_vector_model(embedder.name)  # another model's vectors: start over
     after = 0
     while True:
         # The read runs at once, with this pass's ``after``.
-        rows = read(lambda conn: stored.unembedded(conn, after, batch, scope))  # noqa: B023
+        rows = backend.read(lambda it: it.unembedded(after, batch, scope))  # noqa: B023
         if not rows:
             break
         after = int(rows[-1]["id"])
@@ -72,22 +72,22 @@ def index(
             (int(row["id"]), int(row["content_hash"]), (row["user"], row["project"]))
             for row in rows
         ]
-        with transaction() as conn:
-            fresh = _still_current(conn, entries)
+        with transaction() as tx:
+            fresh = _still_current(tx, entries)
             if fresh:
                 keep = [n for n, entry in enumerate(entries) if entry in fresh]
-                blocks.put(conn, embedder.name, [entries[n] for n in keep], matrix[keep])
+                blocks.put(tx, embedder.name, [entries[n] for n in keep], matrix[keep])
         report.embedded += len(fresh)
         if progress is not None:
             progress(len(rows))
-    report.covered, report.total = read(lambda conn: coverage(conn, scope, now))
+    report.covered, report.total = backend.read(lambda it: coverage(it, scope, now))
     return report
 
 
 def _still_current(
-    conn: Any, entries: list[tuple[int, int, tuple[str, str]]]
+    backend: Backend, entries: list[tuple[int, int, tuple[str, str]]]
 ) -> set[tuple[int, int, tuple[str, str]]]:
     """The entries whose memory still has that text (another writer may have changed it
     while the batch was embedded)."""
-    hashes = stored.content_hashes(conn, [entry[0] for entry in entries])
+    hashes = backend.content_hashes([entry[0] for entry in entries])
     return {entry for entry in entries if hashes.get(entry[0]) == entry[1]}

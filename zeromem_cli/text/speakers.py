@@ -2,8 +2,7 @@
 
 A conversation stored turn by turn (``ingest``, an agent's hooks, an imported chat) opens
 each memory with who said it. ``pack`` ranks the turns of a speaker the question names
-(``pack.speakers``); ``search`` ranks the assistant's turns for a question about what it
-said ("the recipe you recommended": ``told_by_you``).
+(``pack.speakers``).
 """
 
 from __future__ import annotations
@@ -32,19 +31,4 @@ def speaker_of(content: str) -> tuple[str, ...]:
     return tuple(word.strip(".'-") for word in label.split())
 
 
-# The labels an assistant's turns carry (``ingest`` writes ``assistant``; other tools their own).
-ASSISTANT_LABELS = frozenset({"assistant", "ai", "bot", "model", "agent"})
-# A question about what the assistant said: "the hotel you recommended", "you told me to".
-_TOLD_BY_YOU = re.compile(
-    r"\byou\s+(?:\w+\s+)?(?:mentioned|told|said|recommended|suggested|wrote|gave|provided|"
-    r"listed|shared|described|explained|offered|showed|created|came up|advised)\b",
-    re.IGNORECASE,
-)
-
-
-def told_by_you(question: str) -> bool:
-    """Whether ``question`` asks about something the assistant said earlier."""
-    return _TOLD_BY_YOU.search(question) is not None
-
-
-__all__ = ["ASSISTANT_LABELS", "speaker_of", "told_by_you"]
+__all__ = ["speaker_of"]

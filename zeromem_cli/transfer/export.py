@@ -20,17 +20,18 @@ from typing import IO, TYPE_CHECKING, Any
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.files import write_file
 from zeromem_cli.models import MEMORY_FIELDS, Filters
-from zeromem_cli.storage import memories
 from zeromem_cli.text.display import shown
+from zeromem_cli.versions import earlier_versions
 
 if TYPE_CHECKING:
     from zeromem_cli.models import Scope
+    from zeromem_cli.storage.base import Backend
 
 EXPORT_FORMATS = ("jsonl", "json", "csv", "markdown")
 
 
 def export_records(
-    conn: Any,
+    backend: Backend,
     scope: Scope | None,
     now: datetime,
     filters: Filters | None = None,
@@ -38,10 +39,10 @@ def export_records(
 ) -> list[dict[str, Any]]:
     """The records to export, oldest id first (``scope``, or every scope when None); called
     through ``MemoryStore.export``."""
-    found = memories.in_id_order(conn, scope, filters or Filters(), now)
+    found = backend.in_id_order(scope, filters or Filters(), now)
     records = [memory.to_dict() for memory in found]
     if with_history:
-        versions = memories.history_by_memory(conn, [r["id"] for r in records])
+        versions = earlier_versions(backend, [r["id"] for r in records])
         for record in records:
             record["history"] = versions.get(record["id"], [])
     return records
