@@ -543,16 +543,6 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
 INITS["ranking.tuning.Tuning"] = _init_Tuning
 
 
-def _init__EveryWord(  # type: ignore[no-untyped-def]
-    self, match, exact
-):
-    _set(self, "match", match)
-    _set(self, "exact", exact)
-
-
-INITS["search._EveryWord"] = _init__EveryWord
-
-
 def _init_Window(  # type: ignore[no-untyped-def]
     self, match, after, rare_ids
 ):

@@ -6,7 +6,7 @@ from storage -> the ranking of ``zeromem_cli.ranking`` (its docstring writes the
 1. Candidates: FTS5 finds the memories matching the parsed query (``ParsedQuery.match``: stop
    words dropped, terms OR-ed, prefix and verb variants) within the scope and filters, and
    BM25 orders them, the labels a user chose (key, tags, category) weighted above the body
-   (``storage.candidates``); the best ``limit + pool`` are kept. The query's related English
+   (``Backend.candidates``); the best ``limit + pool`` are kept. The query's related English
    words (``text.related``) are ranked in a second pass merged at
    ``ranking.factors.merged_candidates``.
 2. Re-scoring: BM25 times the per-candidate multipliers (importance, pinned, a date the
@@ -24,22 +24,19 @@ import sqlite3
 from datetime import datetime
 
 from zeromem_cli.models import Filters, Scope
-from zeromem_cli.plain import FrozenRecord
 from zeromem_cli.ranking import factors
 from zeromem_cli.ranking.features import holding_every_word, present
 from zeromem_cli.ranking.rescore import rescored
 from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
-from zeromem_cli.storage import candidates as storage
-from zeromem_cli.storage import memories as stored
-from zeromem_cli.storage.candidates import BM25_WEIGHTS
-from zeromem_cli.storage.sqlite.window import any_of
+from zeromem_cli.storage.base import Backend
+from zeromem_cli.storage.query import BM25_WEIGHTS, CandidateQuery, Match
+from zeromem_cli.storage.records import Row
 from zeromem_cli.text.dates import date_hint
 from zeromem_cli.text.query import (
     MAX_TERMS,
     ParsedQuery,
     Term,
     expand_terms,
-    quote,
 )
 from zeromem_cli.text.related import related_words
 
@@ -50,7 +47,7 @@ DEFAULT_RANKING = DEFAULT_TUNING
 
 
 def run_search(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scope: Scope,
     now: datetime,
     query: ParsedQuery,
@@ -59,45 +56,38 @@ def run_search(
     filters: Filters,
     ranking: Ranking = DEFAULT_RANKING,
     as_of: datetime | None = None,
-) -> list[tuple[sqlite3.Row, float]]:
+) -> list[tuple[Row, float]]:
     """The best ``limit`` memories for ``query`` as (row, score) pairs, best first.
 
     ``as_of``: the moment the question is asked from (default ``now``): dates it names
     ("last week", "yesterday") and recency are reckoned from it; which memories are visible
-    (expiry) is still decided by ``now``. sqlite3 errors propagate for the store to map.
+    (expiry) is still decided by ``now``. Driver errors propagate for the store to map.
     """
-    apart = _split_pairs(conn, query, limit)
-    match = query.match(prefix=ranking.prefix, variants=ranking.variants, apart=apart)
-    if not match or not match.strip():
+    apart = _split_pairs(backend, query, limit)
+    groups = _word_terms(query, ranking, apart)
+    if not groups:
         return []
     candidates = _candidates(limit, ranking)
-    ranked: list[tuple[sqlite3.Row, float]] = []
-    every_word = _all_words_match(query, ranking, apart) if ranking.all_words_first else None
-    groups = _word_terms(query, ranking, apart)
-    if every_word is not None and (
-        not storage.probe_first(conn)
-        or storage.holds_at_least(
-            conn, dict.fromkeys((every_word.exact, every_word.match)), candidates
+    ranked: list[tuple[Row, float]] = []
+    if ranking.all_words_first and 2 <= len(query.words) <= ranking.all_words_max:
+        # The memories holding every word first, when enough do: the coverage bonus puts them
+        # on top anyway, and on a large store this spares ranking the many holding one
+        # common word (the backend may probe that enough do before ranking them).
+        every = CandidateQuery(
+            Match.every_word(groups), scope, filters, now, candidates, full_only=True
         )
-    ):
-        ranked = storage.ranked(
-            conn, scope, now, every_word.match, filters, candidates, words=groups, every=True
-        )
+        ranked = backend.candidates(every)
     if len(ranked) < candidates:  # too few hold every word: rank every memory holding any
-        ranked = storage.ranked(conn, scope, now, match, filters, candidates, words=groups)
+        ranked = backend.candidates(
+            CandidateQuery(Match.any_word(groups), scope, filters, now, candidates)
+        )
     related = _related(query) if ranking.related > 0 else {}
     if related:
-        related = _rare_related(conn, related)
+        related = _rare_related(backend, related)
     if related:
         terms = [[Term(word)] for word in dict.fromkeys(w for ws in related.values() for w in ws)]
-        extra = storage.ranked(
-            conn,
-            scope,
-            now,
-            " OR ".join(t[0].expression() for t in terms),
-            filters,
-            candidates,
-            words=terms,
+        extra = backend.candidates(
+            CandidateQuery(Match.any_word(terms), scope, filters, now, candidates)
         )
         ranked = _merged(ranked, extra, ranking.related, candidates)
         holders = {row["id"] for row, _ in extra}
@@ -114,8 +104,8 @@ def run_search(
         filters,
         limit,
         (related, holders),
-        lambda memory, span, window: stored.neighbours(
-            conn, memory.scope, filters, now, memory, span, window
+        lambda memory, span, window: backend.neighbours(
+            memory.scope, filters, now, memory, span, window
         ),
     )
 
@@ -139,22 +129,22 @@ def _related(query: ParsedQuery) -> dict[str, tuple[str, ...]]:
 RELATED_MAX_MATCHES = DEFAULT_TUNING.related_max_matches
 
 
-def is_common(conn: sqlite3.Connection, word: str, more_than: int = RELATED_MAX_MATCHES) -> bool:
+def is_common(backend: Backend, word: str, more_than: int = RELATED_MAX_MATCHES) -> bool:
     """Whether ``word`` (exactly, no variants) matches more than ``more_than`` memories:
     probed without ranking, a walk of at most that many index entries. An added word this
     common weighs little in BM25 and costs a search the most (related words)."""
-    return storage.holds_at_least(conn, [quote(word)], more_than + 1)
+    return backend.holds_at_least(Match.phrase(word), more_than + 1)
 
 
 def _rare_related(
-    conn: sqlite3.Connection, related: dict[str, tuple[str, ...]]
+    backend: Backend, related: dict[str, tuple[str, ...]]
 ) -> dict[str, tuple[str, ...]]:
     """``related`` without the related words matching more than ``RELATED_MAX_MATCHES``
     memories (``is_common``)."""
     common = {
         word
         for word in dict.fromkeys(w for ws in related.values() for w in ws)
-        if is_common(conn, word)
+        if is_common(backend, word)
     }
     if not common:
         return related
@@ -198,7 +188,7 @@ def _merged(
 
 
 def run_fts_search(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scope: Scope,
     now: datetime,
     expression: str,
@@ -211,12 +201,13 @@ def run_fts_search(
     processing, no date or coverage factor; a malformed expression raises InvalidInputError."""
     if not expression.strip():
         return []
-    storage.check_expression(expression)
-    ranked = storage.ranked(conn, scope, now, expression, filters, _candidates(limit, ranking))
+    ranked = backend.expression_candidates(
+        expression, scope, filters, now, _candidates(limit, ranking)
+    )
     return rescored(ranked, ranking, None, [], filters, limit)
 
 
-def _split_pairs(conn: sqlite3.Connection, query: ParsedQuery, limit: int) -> tuple[str, ...]:
+def _split_pairs(backend: Backend, query: ParsedQuery, limit: int) -> tuple[str, ...]:
     """The two-character CJK words of ``query`` whose bigram matches fewer than ``limit``
     memories: those are also searched with their characters apart (开会 in 开季度会议). A word
     that fills the page as written is not: the fallback's NEAR query costs, and is needed
@@ -224,7 +215,7 @@ def _split_pairs(conn: sqlite3.Connection, query: ParsedQuery, limit: int) -> tu
     return tuple(
         pair
         for pair in query.pairs
-        if storage.count_matches(conn, quote(pair), max(limit, 1)) < limit
+        if backend.count_matches(Match.phrase(pair), max(limit, 1)) < limit
     )
 
 
@@ -250,40 +241,6 @@ def _word_terms(
         groups.append(terms)
         room -= len(terms)
     return groups
-
-
-class _EveryWord(FrozenRecord):
-    """FTS5 expressions matching memories that hold every word of a query: ``match`` with
-    each word in any of its forms, ``exact`` in its exact forms only (a subset of ``match``'s
-    matches, cheaper to walk: no prefix variant's match lists to merge)."""
-
-    match: str
-    exact: str
-
-
-def _all_words_match(
-    query: ParsedQuery, ranking: Ranking, apart: tuple[str, ...] = ()
-) -> _EveryWord | None:
-    """The expressions matching memories that hold every word of ``query``, with the same
-    phrases as ``ParsedQuery.match`` so BM25 scores are identical; None for one word or many.
-
-    Whether enough memories hold every word is probed before they are ranked
-    (``storage.candidates.holds_at_least``, the exact forms first): on SQLite ranking them
-    costs far more than walking them, so an all-words pass bound to fall short is skipped, not
-    thrown away. A backend whose ranking is bounded says the probe does not pay
-    (``storage.candidates.probe_first``: PostgreSQL).
-    """
-    words = query.words
-    if not 2 <= len(words) <= ranking.all_words_max:
-        return None
-    per_word = [
-        expand_terms([word], prefix=ranking.prefix, variants=ranking.variants, apart=apart)
-        for word in words
-    ]
-    return _EveryWord(
-        " AND ".join(f"({any_of(terms, exact=False)})" for terms in per_word),
-        " AND ".join(f"({any_of(terms, exact=True)})" for terms in per_word),
-    )
 
 
 __all__ = [

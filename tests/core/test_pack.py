@@ -172,6 +172,7 @@ def _tokenizers() -> list[str]:
     return ["approx", "o200k", "cl100k"]
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     memories=st.lists(_memory, max_size=12),

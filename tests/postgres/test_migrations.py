@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from tests import pgcluster
-from zeromem_cli import MemoryStore
+from zeromem_cli import MemoryStore, StoreSettings
 from zeromem_cli.errors import StoreError
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (zeromem[postgres])")
@@ -112,10 +112,8 @@ def test_migration_7_keeps_the_operations_log_and_attributes_new_entries(pg_url:
     with conn.transaction():
         conn.execute("INSERT INTO operations_log (at, op) VALUES ('2025-01-01T00:00:00Z', 'add')")
     conn.close()
-    with MemoryStore(pg_url) as store:
-        from zeromem_cli.oplog import record_operation
-
-        record_operation(store, "search", 3, enabled=True)
+    with MemoryStore(pg_url, settings=StoreSettings(log=True)) as store:
+        store.search("anything")  # the store logs its own search
         rows = store.connection.execute(
             'SELECT op, "user" = current_user AS mine FROM operations_log ORDER BY id'
         ).fetchall()

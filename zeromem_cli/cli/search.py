@@ -53,7 +53,6 @@ def search(
 ) -> None:
     """Search memories, best match first."""
     # Imported here: building the command (and --help) must not load the core.
-    from zeromem_cli.oplog import record_operation
     from zeromem_cli.times import parse_since
 
     config = settings()
@@ -79,7 +78,4 @@ def search(
             as_of=parse_since(as_of, store.now()) if as_of else None,
             semantic=semantic,
         )
-        # Results only: the token figure `stats` reports is pack's; counting here would load
-        # the tokenizer on every search.
-        record_operation(store, "search", len(hits), enabled=config.get("log.enabled"))
     render.memories(hits, render.resolve_format(fmt, as_json), scores=True)

@@ -222,8 +222,26 @@ def apply_candidates(
     """Write (or plan) every candidate in order; ``category``/``ttl`` override the rules';
     ``source`` is recorded in each memory's meta (a harness hook names its harness), beside
     the caller's own ``meta`` (the Mem0 face's ``metadata``); ``created_at`` dates new memories
-    when the conversation happened (``MemoryStore.write``'s)."""
+    when the conversation happened (``MemoryStore.write``'s). One ``ingest`` in the store's
+    operations log, its searches and writes part of it."""
     extra = _Extra(meta, created_at)
+    with store.operation(None if dry_run else "ingest") as entry:
+        items = _batched(store, candidates, dry_run, tags, category, ttl, source, extra)
+        entry.results = len(items)
+    return items
+
+
+def _batched(
+    store: MemoryStore,
+    candidates: Sequence[Candidate],
+    dry_run: bool,
+    tags: Iterable[str] | None,
+    category: str | None,
+    ttl: str | None,
+    source: str,
+    extra: _Extra,
+) -> list[IngestItem]:
+    """``_apply`` over every candidate: one transaction per batch, not one per memory."""
     if dry_run or len(candidates) <= 1:
         return _apply(store, candidates, dry_run, tags, category, ttl, source, extra)
     # One transaction per batch, not one per memory: a commit waits for the disk (synchronous

@@ -28,18 +28,15 @@ clock, and records the access of what was packed; the query is parsed once per c
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zeromem_cli import validation
 from zeromem_cli.config import SETTINGS
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Filters, Memory, Scope
-from zeromem_cli.pack import DEFAULT_POOL
 from zeromem_cli.pack.format import (
-    ContentOf,
     Formatter,
     cached_content,
     masked_content,
@@ -51,11 +48,15 @@ from zeromem_cli.ranking import factors
 from zeromem_cli.ranking.context import lent_by_neighbours
 from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
 from zeromem_cli.search import run_search
-from zeromem_cli.storage import memories as stored
+from zeromem_cli.storage.base import Backend
+from zeromem_cli.storage.records import to_memory
 from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import ParsedQuery, parse_query
 from zeromem_cli.text.similarity import features
 from zeromem_cli.times import from_iso
+
+if TYPE_CHECKING:
+    from zeromem_cli.requests import PackRequest
 
 _EMPTY = Memory(id=0, uid="", content="", category="", created_at="0000-00-00")
 
@@ -389,7 +390,7 @@ def _read_scopes(scope: Scope) -> list[Scope]:
 
 
 def _search(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scopes: Sequence[Scope],
     now: datetime,
     query: ParsedQuery,
@@ -407,7 +408,7 @@ def _search(
 
     def found(scope: Scope) -> list[tuple[Any, float]]:
         hits = run_search(
-            conn,
+            backend,
             scope,
             now,
             query,
@@ -421,7 +422,7 @@ def _search(
         from zeromem_cli.semantic.recall import joined
 
         return joined(
-            conn,
+            backend,
             scope,
             now,
             query.content,
@@ -434,7 +435,7 @@ def _search(
             ranking.semantic_pack_hits,
         )
 
-    per_scope = [[stored.to_memory(row, score=score) for row, score in found(s)] for s in scopes]
+    per_scope = [[to_memory(row, score=score) for row, score in found(s)] for s in scopes]
     if len(per_scope) == 1:
         return per_scope[0]
     hits = [hit for found in per_scope for hit in found]
@@ -443,7 +444,7 @@ def _search(
 
 
 def _pinned(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scope: Scope,
     filters: Filters,
     now: datetime,
@@ -459,8 +460,8 @@ def _pinned(
     match (``_standing``): no more than the budget holds of the format's smallest unit.
     Only these are read in full."""
     smallest = counter.count(formatter.unit(_EMPTY)) - counter.overhead - 1
-    standing = stored.pinned_standing(
-        conn, scope, filters, now, limit=validation.check_limit(max_lines(budget))
+    standing = backend.pinned_standing(
+        scope, filters, now, limit=validation.check_limit(max_lines(budget))
     )
     standing = [s for s in standing if s[0] not in known]
     asked, half_life = as_of or now, weights.half_life_days
@@ -490,25 +491,11 @@ def max_lines(budget: int) -> int:
 
 
 def pack(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scope: Scope,
     now: datetime,
-    query: str | None = None,
-    *,
-    budget: int = SETTINGS["pack.budget"].default,
-    tokenizer: str = SETTINGS["pack.tokenizer"].default,
-    format: str = SETTINGS["pack.format"].default,
-    header: str | None = None,
-    weights: Weights | None = None,
-    filters: Filters | None = None,
-    pool: int = DEFAULT_POOL,
-    reveal: bool = False,
-    content_of: ContentOf | None = None,
-    inherit: bool = False,
-    pinned_share: float = SETTINGS["pack.pinned_share"].default,
-    exclude: Iterable[int] = (),
-    as_of: datetime | None = None,
-    ranking: Tuning | None = None,
+    query: str | None,
+    request: PackRequest,
     query_vector: Any = None,
 ) -> PackResult:
     """Pack the best memories of ``scope`` for ``query`` into ``budget`` tokens (a read: the
@@ -523,11 +510,28 @@ def pack(
     (``[secret: rule]``, counted in the budget as printed) unless ``reveal``; ``content_of``
     overrides how a memory's text is shown. ``as_of``: when the question is asked (default
     ``now``): the dates it names and recency are reckoned from it. Raises InvalidInputError
-    for a bad budget, format or tokenizer. ``ranking``: the ``Tuning`` of search and pack
-    (default ``DEFAULT_TUNING``; ``weights`` still override its pack weights).
+    for a bad budget, format or tokenizer. Each part is a field of ``request``
+    (``requests.PackRequest``), built once by the caller; ``request.ranking`` is the
+    ``Tuning`` of search and pack (default ``DEFAULT_TUNING``; ``weights`` still override its
+    pack weights). ``query_vector``: the question's vector and the store's vector cache, when
+    semantic recall is on.
     """
-    tuning = ranking or DEFAULT_TUNING
+    tuning = request.ranking or DEFAULT_TUNING
+    budget, tokenizer, format, header = (
+        request.budget,
+        request.tokenizer,
+        request.format,
+        request.header,
+    )
+    weights, filters, pool, reveal = request.weights, request.filters, request.pool, request.reveal
+    content_of, inherit, exclude, as_of = (
+        request.content_of,
+        request.inherit,
+        request.exclude,
+        request.as_of,
+    )
     budget = _check_budget(budget)
+    pinned_share = request.pinned_share
     pinned_share = _check_share(pinned_share)
     if content_of is None:
         content_of = plain_content if reveal else masked_content
@@ -550,7 +554,7 @@ def pack(
     scopes = _read_scopes(scope) if inherit else [scope]
     if query is not None and query.strip():
         parsed = parse_query(require_utf8(query, "query"))
-        hits = _search(conn, scopes, now, parsed, pool, filters, as_of, tuning, query_vector)
+        hits = _search(backend, scopes, now, parsed, pool, filters, as_of, tuning, query_vector)
         _add_relevance(hits, 1.0, relevance, memories)
         # A session is a conversation (``ranking.context``): a hit written in one lends to
         # the memories written around it in that session (its origin), whichever session
@@ -558,8 +562,8 @@ def pack(
         lent = lent_by_neighbours(
             relevance,
             memories,
-            lambda memory, span, window: stored.neighbours(
-                conn, memory.scope, filters, now, memory, span, window
+            lambda memory, span, window: backend.neighbours(
+                memory.scope, filters, now, memory, span, window
             ),
             tuning._replace(context_window_minutes=weights.context_window_minutes),
             weights.context,
@@ -570,12 +574,11 @@ def pack(
         if query is not None and query.strip():
             known = memories.keys() | exclude
             ids = _pinned(
-                conn, each, filters, now, budget, formatter, counter, weights, as_of, known
+                backend, each, filters, now, budget, formatter, counter, weights, as_of, known
             )
-            extra = stored.by_ids(conn, ids)
+            extra = backend.by_ids(ids)
         else:
-            extra = stored.pack_candidates(
-                conn,
+            extra = backend.pack_candidates(
                 each,
                 filters,
                 now,
@@ -593,7 +596,7 @@ def pack(
     in_sessions = sorted(in_sessions, key=lambda i: -relevance[i])[: tuning.opener_hits]
     opener = factors.opener_factor(tuning)
     openers = (
-        dict.fromkeys(stored.session_openers(conn, in_sessions), opener)
+        dict.fromkeys(backend.session_openers(in_sessions), opener)
         if in_sessions and tuning.opener > 0
         else {}
     )

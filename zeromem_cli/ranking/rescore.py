@@ -18,7 +18,7 @@ from zeromem_cli.ranking import factors
 from zeromem_cli.ranking.context import lent_by_neighbours
 from zeromem_cli.ranking.features import WordTest, found_words
 from zeromem_cli.ranking.tuning import Tuning
-from zeromem_cli.storage import memories as stored
+from zeromem_cli.storage.records import to_memory
 from zeromem_cli.text.dates import DateHint
 
 Neighbours = Callable[[Memory, int, timedelta], tuple[list[Memory], list[Memory]]]
@@ -106,7 +106,7 @@ def _lent_by_neighbours(
         return scored
     best = sorted(in_session, key=lambda pair: (-pair[1], -pair[0]["id"]))
     best = best[: ranking.context_sources]
-    sources = {row["id"]: stored.to_memory(row) for row, _ in best}
+    sources = {row["id"]: to_memory(row) for row, _ in best}
     bonus = lent_by_neighbours(
         {row["id"]: score for row, score in best}, sources, neighbours, ranking, weight
     )

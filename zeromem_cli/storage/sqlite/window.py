@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from zeromem_cli.plain import FrozenRecord
-from zeromem_cli.text.query import Term
+from zeromem_cli.text.query import Term, any_of
 
 # More matches than this and only a window is ranked: small enough that ranking the window
 # stays a small part of a search, large enough that no conversation-sized store reaches it
@@ -109,13 +109,6 @@ def find_window(
     return Window(match, after, tuple(sorted(rare)))
 
 
-def any_of(terms: Sequence[Term], *, exact: bool) -> str:
-    """One word's terms ORed; ``exact``: without its prefix variant (a lone CJK character,
-    searched only as a prefix, keeps it)."""
-    kept = [t for t in terms if not (exact and t.prefix)] or list(terms)
-    return " OR ".join(t.expression() for t in kept)
-
-
 def _more_than(conn: sqlite3.Connection, match: str, count: int) -> bool:
     row = conn.execute(
         "SELECT 1 FROM memories_fts WHERE memories_fts MATCH :match LIMIT 1 OFFSET :count",
@@ -124,4 +117,4 @@ def _more_than(conn: sqlite3.Connection, match: str, count: int) -> bool:
     return row is not None
 
 
-__all__ = ["LARGE", "Window", "any_of", "find_window"]
+__all__ = ["LARGE", "Window", "find_window"]
