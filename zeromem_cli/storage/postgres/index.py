@@ -9,7 +9,7 @@ tags C, content D), with a gap of positions between them so a phrase never spans
 BM25's column weights are read back from the labels.
 
 Queries arrive structured (``storage.query.Match``) and become a ``tsquery`` of ``Phrase``s in
-``postgres.match``; ``search --fts`` brings web-search syntax (``postgres.expression``).
+``postgres.match``; ``search --fts`` brings the user's own ``tsquery`` (``match.expression``).
 """
 
 from __future__ import annotations
