@@ -191,7 +191,7 @@ def _step1a(word: bytearray) -> None:
 
 
 def _step1b(word: bytearray) -> bool:
-    """"eed", "ed", "ing"; True when "ed" or "ing" was removed."""
+    """Step 1b ("eed", "ed", "ing"): True when "ed" or "ing" was removed."""
     second = chr(word[-2]) if len(word) >= 2 else ""
     if second == "e":
         if len(word) > 3 and word.endswith(b"eed"):
@@ -222,12 +222,7 @@ def _porter(word: bytearray) -> bytes:
     _step1a(word)
     if _step1b(word) and not _step1b2(word):
         last = word[-1]
-        if (
-            not _is_vowel(last, False)
-            and last not in b"lsz"
-            and len(word) > 1
-            and last == word[-2]
-        ):
+        if not _is_vowel(last, False) and last not in b"lsz" and len(word) > 1 and last == word[-2]:
             del word[-1:]
         elif _m_eq1(bytes(word)) and _o_star(bytes(word)):
             word.append(ord("e"))
