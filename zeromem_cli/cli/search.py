@@ -42,7 +42,11 @@ def search(
     ] = None,
     include_expired: IncludeExpiredOption = False,
     fts: Annotated[
-        bool, typer.Option("--fts", help="QUERY is a raw FTS5 expression (power users).")
+        bool,
+        typer.Option(
+            "--fts",
+            help="QUERY is your own expression: FTS5 syntax on SQLite, tsquery syntax on PostgreSQL.",
+        ),
     ] = False,
     as_of: AsOfOption = None,
     fmt: FormatOption = None,
