@@ -105,3 +105,24 @@ def test_a_sqlite_store_never_loads_the_postgres_side(tmp_path: object) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_postgres_backend_runs_no_fts5() -> None:
+    """The PostgreSQL backend needs no SQLite: it imports neither ``sqlite3`` nor the SQLite
+    backend's modules (the index is cut by ``text.tokens``, ``--fts`` is read by the server)."""
+    offenders = []
+    for path in sorted((PACKAGE / "storage" / "postgres").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            offenders += [
+                f"{path.name}: {name}"
+                for name in names
+                if name == "sqlite3" or name.startswith("zeromem_cli.storage.sqlite")
+            ]
+    assert offenders == []

@@ -45,7 +45,7 @@ def search(
         bool,
         typer.Option(
             "--fts",
-            help="QUERY is your own expression: FTS5 syntax on SQLite, tsquery syntax on PostgreSQL.",
+            help="QUERY is your own expression: FTS5 syntax (tsquery on PostgreSQL).",
         ),
     ] = False,
     as_of: AsOfOption = None,

@@ -39,8 +39,7 @@ from zeromem_cli.storage.postgres.sql import (
     scope_params,
     scope_sql,
 )
-from zeromem_cli.storage.query import BM25_WEIGHTS, Match, exact_forms
-from zeromem_cli.storage.sqlite.window import LARGE
+from zeromem_cli.storage.query import BM25_WEIGHTS, LARGE, Match, exact_forms
 from zeromem_cli.text.query import Term
 
 K1, B = 1.2, 0.75
