@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from tests import pgcluster
+from tests.postgres.conftest import Team, _roles
 from zeromem_cli import MemoryStore
 from zeromem_cli.errors import StoreError
 
@@ -133,3 +134,27 @@ def test_migration_6_reindexes_with_the_python_tokenizer_and_resumes_when_stoppe
         assert {r["mark"] for r in rows} == {None}
         assert [r["fts_len"] for r in rows] == [9] * 7  # 8 words and the category
         assert len(store.search("deploy script run")) == 7
+
+
+def test_a_member_searches_while_a_reindex_waits_for_the_owner(team: Team) -> None:
+    """A member may not rewrite other members' rows: its open leaves a pending rebuild to the
+    owner (and searches the vectors there are); the owner's next open finishes it."""
+    roles = _roles(team)
+    with MemoryStore(team.url(roles["alice"])) as alice:
+        alice.add("the deploy scripts were running late")
+    with team.raw(roles["owner"]) as conn:
+        conn.execute(
+            "INSERT INTO store_meta (key, value) VALUES ('reindex_below', '1000') "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+        )
+    with MemoryStore(team.url(roles["alice"])) as alice:
+        assert [m.content for m in alice.search("deploy script")] == [
+            "the deploy scripts were running late"
+        ]
+    mark = "SELECT value FROM store_meta WHERE key = 'reindex_below'"
+    with team.raw(roles["owner"]) as conn:
+        assert conn.execute(mark).fetchone() is not None
+    with MemoryStore(team.url(roles["owner"])):
+        pass
+    with team.raw(roles["owner"]) as conn:
+        assert conn.execute(mark).fetchone() is None
