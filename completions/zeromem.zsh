@@ -27,7 +27,10 @@ _zeromem_completion() {
     fi
 }
 
-if [[ $zsh_eval_context[-1] == loadautoload ]]; then
+# Run as the autoloaded completion function itself (the file is _zeromem on $fpath: the
+# first TAB of a new shell runs this body as that function), complete now; sourced, register.
+if [[ $zsh_eval_context[-1] == loadautoload || $funcstack[1] == _zeromem ]]; then
+    compdef _zeromem_completion zeromem
     _zeromem_completion "$@"
 else
     compdef _zeromem_completion zeromem

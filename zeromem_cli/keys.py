@@ -105,7 +105,13 @@ def new_key() -> Key:
 
 
 def write_key_file(path: Path, key: Key) -> None:
-    """Write ``key`` to a new file, 0600 from the start; an existing file is never overwritten."""
+    """Write ``key`` to a new file, 0600 from the start; an existing file is never overwritten.
+    A folder that is not there yet is created 0700 (``key new ~/.config/zeromem/store.key`` on
+    a fresh machine)."""
+    try:
+        path.parent.mkdir(parents=True, mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create {path.parent}: {exc.strerror or exc}") from None
     try:
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except FileExistsError:
@@ -140,7 +146,10 @@ def store_in_keyring(key: Key) -> str:
         raise StoreError("the OS keyring needs the keyring package: pip install keyring") from None
     backend = keyring.get_keyring()
     if backend.priority <= 0:  # the fail/null backends: nothing would be kept
-        raise StoreError(f"no usable OS keyring ({type(backend).__name__}); use --key-file")
+        raise StoreError(
+            f"no usable OS keyring ({type(backend).__name__}): make a key file instead with "
+            "`zeromem key new PATH` and give it as --key-file PATH or ZEROMEM_KEY_FILE"
+        )
     try:
         keyring.set_password(KEYRING_SERVICE, KEYRING_USER, key._text)
     except (KeyringError, RuntimeError) as exc:

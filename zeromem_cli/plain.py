@@ -501,6 +501,11 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     opener,
     opener_hits,
     speaker,
+    semantic_sure,
+    semantic_tail,
+    semantic_floor,
+    semantic_spread,
+    semantic_pack_hits,
 ):
     _set(self, "pool", pool)
     _set(self, "prefix", prefix)
@@ -536,6 +541,11 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     _set(self, "opener", opener)
     _set(self, "opener_hits", opener_hits)
     _set(self, "speaker", speaker)
+    _set(self, "semantic_sure", semantic_sure)
+    _set(self, "semantic_tail", semantic_tail)
+    _set(self, "semantic_floor", semantic_floor)
+    _set(self, "semantic_spread", semantic_spread)
+    _set(self, "semantic_pack_hits", semantic_pack_hits)
 
 
 INITS["ranking.tuning.Tuning"] = _init_Tuning

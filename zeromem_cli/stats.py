@@ -3,19 +3,23 @@
 Counts come from one pass over ``memories`` (``Backend.counts`` and its neighbours); stored
 tokens are estimated over the live memories' content; the average ``pack`` output comes from
 the operations log (``oplog``), so the report can say how many tokens packing prints compared
-with pasting every live memory.
+with pasting every live memory. Called through ``MemoryStore.stats``, which owns the backend
+and the clock.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from zeromem_cli.oplog import summarize
 from zeromem_cli.pack.tokens import count_tokens
 
 if TYPE_CHECKING:
-    from zeromem_cli.store import MemoryStore
+    from zeromem_cli.models import Scope
+    from zeromem_cli.oplog import OperationSummary
+    from zeromem_cli.storage.base import Backend
 
 
 @dataclass
@@ -33,6 +37,10 @@ class Stats:
     pack_average_tokens: float | None = None
     operations: dict[str, int] = field(default_factory=dict)
     all_scopes: bool = False
+    # Semantic recall: live memories with a vector of their current text, the model, bytes.
+    embedded: int = 0
+    vector_model: str | None = None
+    vector_bytes: int = 0
 
     @property
     def pack_saving(self) -> float | None:
@@ -63,6 +71,12 @@ class Stats:
                 "pack_saving": None if self.pack_saving is None else round(self.pack_saving, 4),
             },
             "operations": self.operations,
+            "vectors": {
+                "embedded": self.embedded,
+                "coverage": round(self.embedded / self.live, 4) if self.live else None,
+                "model": self.vector_model,
+                "bytes": self.vector_bytes,
+            },
         }
 
 
@@ -77,32 +91,35 @@ def database_bytes(path: Any) -> int:
     return total
 
 
-def collect(store: MemoryStore, *, all_scopes: bool = False) -> Stats:
-    """Counts for this store's scope, or for the whole database with ``all_scopes``."""
-    scope = None if all_scopes else store.scope
-    now = store.now()
-    backend = store.backend
-    stats = Stats(all_scopes=all_scopes)
-    with backend.mapped_errors():
-        stats.live, stats.expired, stats.trash, stats.pinned, stats.with_keys = backend.counts(
-            scope, now
-        )
-        stats.by_category = backend.live_by_category(scope, now)
-        stats.by_scope = [
-            {
-                "user": user or None,
-                "agent": agent or None,
-                "session": session or None,
-                "project": project or None,
-                "live": n,
-            }
-            for user, agent, session, project, n in backend.live_by_scope(scope, now)
-        ]
-        stats.stored_tokens = sum(count_tokens(text) for text in backend.live_contents(scope, now))
-        # A file store: the file and its WAL; a server store: what the server holds for it.
-        server = backend.server_bytes()
-    stats.database_bytes = database_bytes(store.path) if server is None else server
-    operations = summarize(store)
+def collect(backend: Backend, scope: Scope | None, now: datetime, path: Path | str) -> Stats:
+    """Counts for ``scope``, or for the whole database when it is None."""
+    stats = Stats(all_scopes=scope is None)
+    stats.live, stats.expired, stats.trash, stats.pinned, stats.with_keys = backend.counts(
+        scope, now
+    )
+    stats.by_category = backend.live_by_category(scope, now)
+    stats.by_scope = [
+        {
+            "user": user or None,
+            "agent": agent or None,
+            "session": session or None,
+            "project": project or None,
+            "live": n,
+        }
+        for user, agent, session, project, n in backend.live_by_scope(scope, now)
+    ]
+    stats.stored_tokens = sum(count_tokens(text) for text in backend.live_contents(scope, now))
+    stats.embedded = backend.vector_coverage(scope, now)[0]
+    stats.vector_model = backend.vector_model()
+    stats.vector_bytes = backend.vector_bytes()
+    # A file store: the file and its WAL; a server store: what the server holds for it.
+    server = backend.server_bytes()
+    stats.database_bytes = database_bytes(path) if server is None else server
+    return stats
+
+
+def with_operations(stats: Stats, operations: dict[str, OperationSummary]) -> Stats:
+    """``stats`` with what the operations log says: runs per operation, pack's average."""
     stats.operations = {op: summary.count for op, summary in operations.items()}
     pack = operations.get("pack")
     if pack is not None and pack.count:

@@ -155,6 +155,7 @@ def write(
     created_at: str | None,
     allow_duplicate: bool,
     merge: bool,
+    near: bool = True,
 ) -> WriteResult:
     """Store the fields ``given`` (content, its hash and key always among them) in ``scope``:
     see ``MemoryStore.write`` for what each outcome means. ``values``: every column of the
@@ -166,9 +167,13 @@ def write(
             return updated
     if not allow_duplicate:
         same = live_duplicate(backend, scope, now, given["content_hash"])
-        if same is not None:
+        if same is not None and same.memory.key in (None, given["key"]):
+            if given["key"] is not None and same.memory.key is None:
+                return key_onto(backend, now, same.memory.id, given)
             return same
-    similar = [] if allow_duplicate else similar_memories(backend, scope, now, given["content"])
+        # else the same text is held under another key: this key names a memory of its own
+    look = not allow_duplicate and (near or (merge and given["key"] is None))
+    similar = similar_memories(backend, scope, now, given["content"]) if look else []
     if similar and merge and given["key"] is None:
         return merge_into(backend, now, similar, given)
     try:
@@ -202,6 +207,18 @@ def upsert_key(
         return WriteResult(backend.fetch(row["id"]), "duplicate")
     _new_version(backend, row, changed, "key-update", now)
     return WriteResult(backend.fetch(row["id"]), "updated")
+
+
+def key_onto(
+    backend: Backend, now: datetime, memory_id: int, given: dict[str, Any]
+) -> WriteResult:
+    """A keyed write of text already stored without a key: the key (and the other values
+    given) land on that memory as its next version, so the next write of the key finds it
+    (#33: the key was dropped and the next ``add --key`` made a second memory)."""
+    row = backend.by_id(memory_id)
+    changed = {k: v for k, v in given.items() if row[k] != v}
+    _new_version(backend, row, changed, "key-update", now)
+    return WriteResult(backend.fetch(memory_id), "updated")
 
 
 def live_duplicate(

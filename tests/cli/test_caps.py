@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from tests.conftest import Run, as_json
-from zeromem_cli import InvalidInputError, MemoryStore
+from tests.conftest import Run, as_json, stored
+from zeromem_cli import InvalidInputError, MemoryStore, StoreSettings
 
 
 def _tags(count: int, length: int = 5) -> list[str]:
@@ -24,7 +24,7 @@ def test_add_and_update_refuse_more_tags_than_the_cap(cli: Run) -> None:
     refused = cli("add", "many tags", *_tag_args(_tags(51)))
     assert refused.exit_code == 2
     assert "51 tags, more than add.max_tags (50)" in refused.stderr
-    assert as_json(cli("list", "--json")) == []
+    assert stored(cli) == []
     assert cli("add", "just enough", *_tag_args(_tags(50))).exit_code == 0
     update = cli("update", "1", *_tag_args(_tags(60)))
     assert update.exit_code == 2 and "add.max_tags (50)" in update.stderr
@@ -56,7 +56,7 @@ def test_import_refuses_a_record_over_the_caps_naming_its_line(cli: Run) -> None
     assert result.exit_code == 2
     assert "line 2: field 'tags': 100000 tags, more than add.max_tags (50)" in result.stderr
     assert "line 3: field 'tags': a tag of 150 characters" in result.stderr
-    assert as_json(cli("list", "--json")) == []
+    assert stored(cli) == []
     skipped = cli(
         "import", "-", "--format", "jsonl", "--skip-invalid", input="\n".join(lines) + "\n"
     )
@@ -68,7 +68,7 @@ def test_library_caps(tmp_path: object) -> None:
     from pathlib import Path
 
     path = Path(str(tmp_path)) / "caps.db"
-    with MemoryStore(path, max_tags=2, max_tag_chars=4) as store:
+    with MemoryStore(path, settings=StoreSettings(max_tags=2, max_tag_chars=4)) as store:
         with pytest.raises(InvalidInputError, match="add.max_tags"):
             store.add("x", tags=["a", "b", "c"])
         with pytest.raises(InvalidInputError, match="add.max_tag_chars"):

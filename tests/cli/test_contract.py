@@ -290,6 +290,7 @@ def test_text_that_starts_with_a_dash_says_to_put_double_dash_first(
         f"text that starts with '-' goes after '--': zeromem {command} [OPTIONS] -- TEXT"
     )
     assert len(result.stderr.splitlines()) == 1
+    cli("add", "a first memory")  # the store exists: search reads it
     done = cli(args[0], "--", args[1])
     assert done.exit_code == 0, done.stderr
 

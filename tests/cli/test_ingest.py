@@ -370,3 +370,30 @@ def test_evaluation_floors() -> None:
         assert tallies[group].precision >= 0.95, group
         assert tallies[group].recall >= 0.85, group
     assert tallies["all"].expected >= 100 and evaluate()["messages"]["all"] >= 150
+
+
+def test_project_facts_floors() -> None:
+    """Plain facts of how a project works (benchmarks/project_facts_eval.jsonl, coding-session
+    statements in English and Chinese beside coding chatter): stored with precision >= 0.95
+    and recall >= 0.85 overall and per language."""
+    from benchmarks.ingest_eval import evaluate, load
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "project_facts_eval.jsonl"
+    tallies = evaluate(load(path))["tallies"]
+    for group in ("all", "lang:en", "lang:zh"):
+        assert tallies[group].precision >= 0.95, group
+        assert tallies[group].recall >= 0.85, group
+
+
+def test_plain_project_facts_are_captured_and_chatter_is_not() -> None:
+    rules = builtin_rules()
+    [pnpm] = extract_text("FYI we use pnpm in this repo, never npm", rules)
+    assert pnpm.content == "we use pnpm in this repo, never npm"
+    [migrations] = extract_text("Note: the database migrations live in db/migrations", rules)
+    assert migrations.content == "the database migrations live in db/migrations"
+    [main] = extract_text("Never push to main.", rules)
+    assert main.category == "instruction"
+    [deploy] = extract_text("我们的部署走 make deploy。", rules)
+    assert deploy.content == "我们的部署走 make deploy"
+    for chatter in ("Should we use pnpm?", "We run the tests tomorrow.", "帮我看看 db/migrations"):
+        assert extract_text(chatter, rules) == [], chatter

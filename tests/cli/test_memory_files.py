@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import Run, as_json
+from tests.conftest import Run, as_json, stored
 from zeromem_cli import MemoryStore
 
 FIXTURES = Path(__file__).parent / "fixtures" / "memory_files"
@@ -169,7 +169,7 @@ def test_claude_md_plan_one_memory_per_item_or_paragraph(cli: Run, project: Path
         "docs/conventions.md",
         "~/.claude/acme-personal.md",
     ]
-    assert as_json(cli("list", "--json")) == []  # a dry run writes nothing
+    assert stored(cli) == []  # a dry run writes nothing
 
 
 def test_claude_md_import_is_searchable_and_idempotent(
@@ -265,7 +265,7 @@ def test_a_secret_is_refused_by_line_and_nothing_is_imported(
         "zeromem: error: CLAUDE.md line 61: field 'content': likely secret: GitHub" in result.stderr
     )
     assert SECRET not in result.stderr + result.stdout
-    assert as_json(cli("list", "--json")) == []  # one transaction: nothing at all
+    assert stored(cli) == []  # one transaction: nothing at all
     dry = cli("import", str(claude), "--dry-run", "--skip-invalid")
     assert dry.exit_code == 0 and SECRET not in dry.stdout + dry.stderr
     assert "CLAUDE.md line 61" not in dry.stdout  # the refused record is not in the plan
@@ -413,6 +413,7 @@ _LINE = (
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -437,3 +438,20 @@ def test_any_markdown_looking_content_survives_the_round_trip(
     assert exported.exit_code == 0, exported.stderr
     read = read_markdown("claude-md", folder / "memories.md", exported.stdout)
     assert sorted(r["content"] for _, r in read.records) == stored
+
+
+def test_a_missing_import_alone_on_its_line_is_not_said_to_be_kept(
+    cli: Run, tmp_path: Path
+) -> None:
+    """#33: "kept as text" was said of an import-only line, which no record holds."""
+    memory_file = tmp_path / "CLAUDE.md"
+    memory_file.write_text("Deploys go out on Fridays.\n\n@missing-notes.md\n\nAsk @alice first.\n")
+    result = cli("import", str(memory_file), "--dry-run", "--json")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    notes = report["notes"]
+    assert (
+        "CLAUDE.md line 3: @missing-notes.md: no such file, not read (the line is only imports)"
+        in notes
+    )
+    assert "CLAUDE.md line 5: @alice: no such file, kept as text" in notes

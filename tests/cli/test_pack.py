@@ -47,7 +47,7 @@ def test_cli_reads_the_query_from_stdin(cli: Run) -> None:
 
 
 def test_cli_empty_store_exits_zero_with_no_output(cli: Run) -> None:
-    result = cli("pack", "anything", "-v")
+    result = cli("pack", "anything", "-v", db=False)  # the default store, not there yet
     assert result.exit_code == 0 and result.stdout == ""
     assert "0/1000 tokens" in result.stderr
 

@@ -194,7 +194,10 @@ def test_the_package_imports_no_network_module() -> None:
         )
         for path in sources
     }
-    assert {k: v for k, v in offenders.items() if v} == {}
+    # The one listener: `zeromem mcp --http` binds the address it was asked to serve once,
+    # before saying it serves there (a busy port is an error, not a false "serving").
+    allowed = {"mcp/listen.py": ["socket"]}
+    assert {k: v for k, v in offenders.items() if v and allowed.get(k) != v} == {}
 
 
 def test_the_scanner_would_catch_an_import() -> None:

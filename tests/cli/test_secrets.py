@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.conftest import Run, as_json
+from tests.conftest import Run, as_json, stored
 from zeromem_cli import MemoryStore
 from zeromem_cli.pack.format import FORMATS
 from zeromem_cli.pack.tokens import count_tokens
@@ -124,7 +124,7 @@ def test_import_refuses_secrets_naming_line_field_and_rule(cli: Run) -> None:
     assert "--allow-secret" in err and "nothing was imported" in err
     for secret in (STRIPE, "Hunter2-Blue", GITHUB):
         assert secret not in err + result.stdout
-    assert as_json(cli("list", "--json")) == []  # one transaction: not even the fine ones
+    assert stored(cli) == []  # one transaction: not even the fine ones
 
 
 def test_import_skip_invalid_skips_and_reports_secret_records(cli: Run) -> None:
@@ -164,7 +164,7 @@ def test_cli_add_refuses_with_exit_2_and_allow_secret_overrides(cli: Run) -> Non
     assert "stripe_key" in result.stderr and "--allow-secret" in result.stderr
     assert secret not in result.stderr + result.stdout
     assert len(result.stderr.splitlines()) == 1
-    assert as_json(cli("list", "--json")) == []
+    assert stored(cli) == []
     stdin = cli("add", "-", input=f"from stdin {secret}\n")
     assert stdin.exit_code == 2 and "stripe_key" in stdin.stderr
     assert cli("add", f"stripe key {secret}", "--allow-secret").stdout == "1\n"

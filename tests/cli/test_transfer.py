@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.conftest import Run, as_json
+from tests.conftest import Run, as_json, stored
 from zeromem_cli.cli import app
 
 
@@ -131,7 +131,7 @@ def test_invalid_records_name_line_and_field_and_import_nothing(cli: Run) -> Non
     assert "line 6: field 'content': is missing" in err
     assert "line 7: not valid JSON" in err
     assert "6 invalid records; nothing was imported" in err
-    assert as_json(cli("list", "--json")) == []
+    assert stored(cli) == []
     skipped = cli("import", "-", "--skip-invalid", input=data)
     assert skipped.exit_code == 0
     assert "1 added" in skipped.stderr and "6 invalid" in skipped.stderr
@@ -158,7 +158,7 @@ def test_nan_and_infinity_are_not_json(cli: Run, fmt: str, data: str) -> None:
     result = cli("import", "-", "--format", fmt, input=data)
     assert result.exit_code == 2
     assert "not valid JSON" in result.stderr and "internal error" not in result.stderr
-    assert as_json(cli("list", "--json")) == []
+    assert stored(cli) == []
 
 
 def test_content_rules_of_add_apply(cli: Run) -> None:
@@ -211,7 +211,7 @@ def test_conflict_policies(cli: Run) -> None:
 def test_dry_run_writes_nothing(cli: Run) -> None:
     result = cli("import", "-", "--dry-run", input='{"content": "a"}\n')
     assert result.exit_code == 0 and "would import 1" in result.stderr
-    assert as_json(cli("list", "--json")) == []
+    assert stored(cli) == []
 
 
 MEM0 = {

@@ -80,6 +80,7 @@ def test_feedback_finds_a_memory_phrased_like_the_best_answer(store: MemoryStore
     assert all("invoice" not in m.content for m in result.memories)
 
 
+@pytest.mark.slow
 def test_feedback_on_a_large_store_uses_the_rare_words_of_the_best_answer(
     store: MemoryStore,
 ) -> None:
@@ -205,6 +206,7 @@ def _tokenizers() -> list[str]:
     return ["approx", "o200k", "cl100k"]
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     memories=st.lists(_memory, max_size=12),

@@ -196,22 +196,3 @@ def test_a_long_neighbour_borrows_in_proportion(db_path: Path) -> None:
     assert lent[long] < lent[short] * 300 / len(essay) * 1.01
 
 
-def test_neighbours_come_nearest_first_on_each_side(db_path: Path) -> None:
-    # Two turns share a moment (ties go by id); one lies past the window, one in another session.
-    with MemoryStore(db_path, session="chat-1") as store:
-        gaps = [0, 1, 1, 2, 4, 5, 5, 6, 90]
-        ids = [
-            store.write(f"turn {n}", created_at=START + timedelta(minutes=g)).memory.id
-            for n, g in enumerate(gaps)
-        ]
-    with MemoryStore(db_path, session="chat-2") as other:
-        other.write("elsewhere", created_at=START + timedelta(minutes=4))
-    with MemoryStore(db_path, session="chat-1") as store:
-        middle = store.get(ids[4])
-        before, after = store.neighbours(middle, 2, timedelta(minutes=30))
-        assert [m.id for m in before] == [ids[3], ids[2]]
-        assert [m.id for m in after] == [ids[5], ids[6]]
-        before, after = store.neighbours(middle, 9, timedelta(minutes=30))
-        assert [m.id for m in before] == [ids[3], ids[2], ids[1], ids[0]]
-        assert [m.id for m in after] == [ids[5], ids[6], ids[7]]  # turn 8 is past the window
-        assert store.neighbours(store.get(ids[0]), 2, timedelta(minutes=30))[0] == []

@@ -41,7 +41,7 @@ def test_the_answer_gets_in_past_the_pinned_share(crowded: MemoryStore) -> None:
     answer = next(i for i, text in enumerate(contents) if text.startswith("The quokka"))
     first = result.memories[:answer]  # the pinned memories packed first: about half the budget
     assert first and all(m.pinned for m in first)
-    assert 60 <= _pinned_tokens(crowded, [m.id for m in first]) <= 100
+    assert 50 <= _pinned_tokens(crowded, [m.id for m in first]) <= 100
     assert all(m.pinned for m in result.memories[answer + 1 :])  # the rest fill what is left
     assert result.tokens <= 200
 
@@ -68,7 +68,7 @@ def test_unmatched_pinned_memories_go_by_importance(store: MemoryStore) -> None:
     important = store.add(_instruction(1), pinned=True, importance=9)
     store.add(_instruction(2), pinned=True, importance=1)
     store.add("The quokka habitat survey covers Rottnest Island")
-    result = store.pack(QUERY, budget=80, pinned_share=0.4)
+    result = store.pack(QUERY, budget=110, pinned_share=0.4)
     assert result.memories[0].id == important.id
     assert result.memories[1].content.startswith("The quokka")
 

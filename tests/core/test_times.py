@@ -14,6 +14,7 @@ import pytest
 from zeromem_cli import InvalidInputError, MemoryStore
 from zeromem_cli.times import (
     MAX_DURATION_SECONDS,
+    Duration,
     from_iso,
     is_duration,
     parse_duration,
@@ -28,36 +29,92 @@ NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
 
 
 @pytest.mark.parametrize(
-    ("text", "delta"),
+    ("text", "months", "seconds"),
     [
-        ("30s", timedelta(seconds=30)),
-        ("15m", timedelta(minutes=15)),
-        ("24h", timedelta(hours=24)),
-        ("7d", timedelta(days=7)),
-        ("2w", timedelta(weeks=2)),
-        (" 15 M ", timedelta(minutes=15)),  # blanks and the unit's case do not matter
-        ("0s", timedelta(0)),
-        ("365000d", timedelta(days=365000)),
+        ("30s", 0, 30),
+        ("15m", 0, 15 * 60),
+        ("15min", 0, 15 * 60),
+        ("24h", 0, 24 * 3600),
+        ("7d", 0, 7 * 86400),
+        ("7 days", 0, 7 * 86400),
+        ("2w", 0, 14 * 86400),
+        ("6mo", 6, 0),
+        ("6 months", 6, 0),
+        ("1y", 12, 0),
+        ("2 years", 24, 0),
+        ("1h30m", 0, 5400),
+        ("1y 6mo", 18, 0),
+        (" 15 min ", 0, 15 * 60),
+        ("0s", 0, 0),
+        ("365000d", 0, 365000 * 86400),
+        ("P6M", 6, 0),  # ISO-8601: M before T is months...
+        ("PT6M", 0, 360),  # ...and minutes after it
+        ("P1Y2M10DT2H30M5S", 14, 10 * 86400 + 2 * 3600 + 30 * 60 + 5),
+        ("P2W", 0, 14 * 86400),
     ],
 )
-def test_a_duration_is_a_number_and_a_unit(text: str, delta: timedelta) -> None:
+def test_a_duration_is_numbers_and_case_sensitive_units(
+    text: str, months: int, seconds: int
+) -> None:
     assert is_duration(text)
-    assert parse_duration(text) == delta
+    assert parse_duration(text) == Duration(months, seconds)
 
 
-@pytest.mark.parametrize("text", ["7", "d", "7 days", "-7d", "1.5h", "7y", "1000000000d", ""])
-def test_anything_else_is_not_a_duration(text: str) -> None:
-    assert not is_duration(text)
-    with pytest.raises(InvalidInputError, match="not a duration"):
+@pytest.mark.parametrize("text", ["6M", "6 M", "1h30M", "15 M "])
+def test_a_capital_m_alone_is_refused_saying_what_to_write(text: str) -> None:
+    """#33: `M` read as minutes made `forget --before 6M` purge everything older than six
+    minutes. Minutes or months? The message says how to write either."""
+    with pytest.raises(
+        InvalidInputError, match=r"ambiguous unit 'M'.*min for minutes.*mo for months"
+    ):
+        parse_duration(text)
+    for face in (parse_since, parse_expiry):
+        with pytest.raises(InvalidInputError, match="ambiguous unit 'M'"):
+            face(text, NOW)
+
+
+@pytest.mark.parametrize(("text", "fix"), [("7D", "7d"), ("2W", "2w"), ("1Y", "1y"), ("3H", "3h")])
+def test_units_are_case_sensitive(text: str, fix: str) -> None:
+    with pytest.raises(InvalidInputError, match=f"units are case-sensitive, write {fix}"):
         parse_duration(text)
 
 
+@pytest.mark.parametrize(
+    "text", ["7", "d", "-7d", "1.5h", "7q", "", "P", "PT", "p6m", "P6", "1" * 5000 + "d"]
+)
+def test_anything_else_is_not_a_duration(text: str) -> None:
+    with pytest.raises(InvalidInputError, match="not a duration|unknown unit|too long"):
+        parse_duration(text)
+
+
+def test_months_and_years_are_calendar_steps() -> None:
+    end_of_march = datetime(2026, 3, 31, 12, tzinfo=timezone.utc)
+    assert parse_since("1mo", end_of_march) == datetime(2026, 2, 28, 12, tzinfo=timezone.utc)
+    assert parse_since("6mo", end_of_march) == datetime(2025, 9, 30, 12, tzinfo=timezone.utc)
+    assert parse_since("P6M", end_of_march) == parse_since("6 months", end_of_march)
+    assert parse_expiry("1y", end_of_march) == datetime(2027, 3, 31, 12, tzinfo=timezone.utc)
+    leap = datetime(2028, 2, 29, tzinfo=timezone.utc)
+    assert parse_expiry("1y", leap) == datetime(2029, 2, 28, tzinfo=timezone.utc)
+
+
 def test_a_duration_past_a_thousand_years_is_refused() -> None:
-    assert parse_duration("366000d") == timedelta(seconds=MAX_DURATION_SECONDS)
+    assert parse_duration("366000d") == Duration(0, MAX_DURATION_SECONDS)
+    assert parse_duration("1000y") == Duration(12000, 0)
+    for text in ("366001d", "52300w", "1001y", "12001mo", "999y 13mo", "99999999999d"):
+        with pytest.raises(InvalidInputError, match="at most 1000 years"):
+            parse_duration(text)
     with pytest.raises(InvalidInputError, match="duration too long: '366001d'"):
         parse_duration("366001d")
-    with pytest.raises(InvalidInputError, match="at most 1000 years"):
-        parse_duration("52300w")
+
+
+def test_a_ttl_out_of_range_or_in_the_past_says_so() -> None:
+    """#33: `--ttl 99999999999d` and `--ttl 0001-01-01` said "not a TTL"."""
+    with pytest.raises(InvalidInputError, match="too long"):
+        parse_expiry("99999999999d", NOW)
+    with pytest.raises(InvalidInputError, match="TTL date is in the past"):
+        parse_expiry("0001-01-01", NOW)
+    with pytest.raises(InvalidInputError, match="out of range"):
+        parse_expiry("1000y", datetime(9500, 1, 1, tzinfo=timezone.utc))
 
 
 # -- ISO-8601 ----------------------------------------------------------------------------------
@@ -73,6 +130,13 @@ def test_a_duration_past_a_thousand_years_is_refused() -> None:
         ("2026-01-31 10:00:00Z", datetime(2026, 1, 31, 10, tzinfo=timezone.utc)),
         ("2026-01-31T10:00:00+02:00", datetime(2026, 1, 31, 8, tzinfo=timezone.utc)),
         (" 2026-01-31 ", datetime(2026, 1, 31, tzinfo=timezone.utc)),
+        # Forms Python 3.11's fromisoformat reads and 3.10's refuses: one parser reads them
+        # the same on every supported version (#33).
+        ("20260131", datetime(2026, 1, 31, tzinfo=timezone.utc)),
+        ("2026-01-31T10:00:00.5Z", datetime(2026, 1, 31, 10, 0, 0, 500000, tzinfo=timezone.utc)),
+        ("2026-01-31T10:00:00+0200", datetime(2026, 1, 31, 8, tzinfo=timezone.utc)),
+        ("2026-01-31T10Z", datetime(2026, 1, 31, 10, tzinfo=timezone.utc)),
+        ("20260131T1000Z", datetime(2026, 1, 31, 10, tzinfo=timezone.utc)),
     ],
 )
 def test_iso_dates_and_times_are_read_as_utc(text: str, moment: datetime) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Run, as_json
+from tests.conftest import stored as stored_memories
 from tests.hooks.conftest import FIXTURES, TRANSCRIPTS
 
 
@@ -32,7 +33,7 @@ def test_dry_run_shows_the_plan_and_writes_nothing(cli: Run, tmp_path: Path) -> 
     assert plan[-1] == "error\t\tfact\tgithub_token\tMy github token is [secret: github_token]"
     assert "ghp_" not in result.stdout + result.stderr
     assert "ingest (dry run, nothing written)" in result.stderr
-    assert as_json(cli("list", "--json")) == []
+    assert stored_memories(cli) == []
 
 
 def test_backfill_stores_the_same_memories_as_the_hooks(cli: Run, tmp_path: Path) -> None:
@@ -130,7 +131,7 @@ def test_a_transcript_goes_to_its_sessions_project_with_its_session_as_origin(
     assert stored and {(m["project"], m["session"]) for m in stored} == {
         ("github.com/Acme/Ledger", session)
     }
-    assert as_json(cli("list", "--json")) == []  # not the user's project-less memories
+    assert stored_memories(cli) == []  # not the user's project-less memories
     # Backfilling it again finds them where they are: nothing twice.
     again = cli("ingest", "--format", harness, str(path), "--project", "auto")
     assert "0 added" in again.stderr, again.stderr

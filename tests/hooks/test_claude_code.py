@@ -220,7 +220,7 @@ def test_no_memory_is_given_twice_in_one_session(db_path: Path) -> None:
         store.add("The ledger service deploys on Thursdays", pinned=True)
         for number in range(30):
             store.add(f"Ledger note {number}: the report query {number} runs against staging")
-    env = hook_env(ZEROMEM_HOOKS_SESSION_START_BUDGET="80", ZEROMEM_HOOKS_PROMPT_BUDGET="80")
+    env = hook_env(ZEROMEM_HOOKS_SESSION_START_BUDGET="120", ZEROMEM_HOOKS_PROMPT_BUDGET="120")
     given: list[str] = []
     first = payload("claude-code", "session-start")
     given += memory_lines(

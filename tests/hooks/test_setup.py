@@ -25,15 +25,22 @@ SETTINGS = FIXTURES / "settings"
 ZEROMEM = "/opt/zeromem/bin/zeromem"
 
 
-def setup(*args: str, cwd: Path | None = None) -> Result:
+def setup(*args: str, cwd: Path | None = None, env: dict[str, str | None] | None = None) -> Result:
+    """``zeromem setup ARGS`` (``--command ZEROMEM`` unless given or ``--command ""``), with
+    no ZEROMEM_HOME or ZEROMEM_DB unless ``env`` sets them."""
     argv = ["setup", *args]
     if "--command" not in argv:
         argv += ["--command", ZEROMEM]
+    elif argv[argv.index("--command") + 1] == "":
+        at = argv.index("--command")
+        del argv[at : at + 2]
     before = Path.cwd()
     if cwd is not None:
         os.chdir(cwd)
     try:
-        return CliRunner().invoke(app, argv)
+        return CliRunner().invoke(
+            app, argv, env={"ZEROMEM_HOME": None, "ZEROMEM_DB": None, **(env or {})}
+        )
     finally:
         os.chdir(before)
 
@@ -87,7 +94,7 @@ def test_claude_code_merge_keeps_everything_else(home: Path) -> None:
         assert handler == {
             "type": "command",
             "command": f"{ZEROMEM} hook claude-code {name}",
-            "timeout": 4,
+            "timeout": 5,
         }
     # Untouched text stays byte for byte: the one-line arrays are still one line.
     assert '"allow": ["Bash(git status)", "Bash(npm run test:*)"]' in settings.read_text()
@@ -231,7 +238,7 @@ def test_gemini_settings_get_hooks_and_server_in_one_file(home: Path) -> None:
         "type": "command",
         "command": f"{ZEROMEM} hook gemini user-prompt",
         "name": "zeromem-user-prompt",
-        "timeout": 3500,
+        "timeout": 4500,
     }
     assert data["mcpServers"]["zeromem"] == {"command": ZEROMEM, "args": ["mcp"]}
     assert data["mcpServers"]["weather"]["timeout"] == 15000
@@ -291,7 +298,7 @@ def test_no_hooks_installs_the_server_and_an_instruction_block(home: Path) -> No
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["cursor"], "unknown harness 'cursor'"),
+        (["vscode"], "unknown harness 'vscode' (use claude-code, codex, gemini, cursor)"),
         (["codex", "--project", "--user"], "not both"),
         (["codex", "--no-hooks", "--no-mcp"], "nothing to set up"),
     ],
@@ -321,3 +328,59 @@ def test_setup_writes_hooks_that_really_run(home: Path, tmp_path: Path) -> None:
 
     with MemoryStore() as store:
         assert [m.content for m in store.list()] == ["My shell is fish"]
+
+
+def test_user_entries_carry_zeromem_home_and_db(home: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env: dict[str, str | None] = {"ZEROMEM_HOME": str(data), "ZEROMEM_DB": str(data / "m.db")}
+    for harness in ("claude-code", "codex", "gemini"):
+        assert setup(harness, env=env).exit_code == 0
+    hooks = json.loads((home / ".claude" / "settings.json").read_text())["hooks"]
+    command = hooks["SessionStart"][0]["hooks"][0]["command"]
+    assert command == (
+        f"env ZEROMEM_HOME={data} {ZEROMEM} hook claude-code session-start --db {data / 'm.db'}"
+    )
+    server = json.loads((home / ".claude.json").read_text())["mcpServers"]["zeromem"]
+    assert server["env"] == {"ZEROMEM_HOME": str(data)}
+    assert server["args"] == ["mcp", "--db", str(data / "m.db")]
+    codex = tomllib.loads((home / ".codex" / "config.toml").read_text())
+    assert codex["mcp_servers"]["zeromem"]["env"] == {"ZEROMEM_HOME": str(data)}
+    gemini = json.loads((home / ".gemini" / "settings.json").read_text())
+    assert gemini["mcpServers"]["zeromem"]["env"] == {"ZEROMEM_HOME": str(data)}
+    # Run again without them: the entries follow (the env goes, nothing else is touched).
+    assert setup("claude-code").exit_code == 0
+    server = json.loads((home / ".claude.json").read_text())["mcpServers"]["zeromem"]
+    assert "env" not in server and server["args"] == ["mcp"]
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini"])
+def test_project_files_hold_no_machine_path_and_uninstall_leaves_nothing(
+    harness: str, home: Path, tmp_path: Path
+) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "CLAUDE.md").write_text("# Notes\n")
+    before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    env: dict[str, str | None] = {"ZEROMEM_HOME": str(tmp_path / "data")}
+    result = setup(harness, "--project", "--command", "", cwd=repo, env=env)
+    assert result.exit_code == 0, result.stderr
+    assert "not written into project files" in result.stderr
+    written = [p for p in repo.rglob("*") if p.is_file() and p not in before]
+    assert written
+    for path in written:
+        text = path.read_text()
+        assert str(tmp_path) not in text and sys.executable not in text, path
+        assert "zeromem hook" in text or '"zeromem"' in text or "zeromem mcp" in text, path
+    assert setup(harness, "--project", "--uninstall", "--command", "", cwd=repo).exit_code == 0
+    after = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file()}
+    assert after == before  # no backup, no emptied file, every other byte as it was
+
+
+def test_cursor_gets_the_mcp_server_in_its_mcp_json(home: Path, tmp_path: Path) -> None:
+    assert setup("cursor").exit_code == 0
+    data = json.loads((home / ".cursor" / "mcp.json").read_text())
+    assert data == {"mcpServers": {"zeromem": {"command": ZEROMEM, "args": ["mcp"]}}}
+    assert sorted(p.name for p in home.rglob("*") if p.is_file()) == ["mcp.json"]
+    assert "--no-mcp" in setup("cursor", "--no-mcp").stderr
+    assert setup("cursor", "--uninstall").exit_code == 0
+    assert not (home / ".cursor" / "mcp.json").exists()

@@ -19,6 +19,7 @@ from zeromem_cli import MemoryStore
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("llm") is None, reason="llm is not installed (pip install llm)"
 )
+pytestmark = [pytestmark, pytest.mark.slow]  # see docs/development.md
 needs_echo = pytest.mark.skipif(
     importlib.util.find_spec("llm_echo") is None,
     reason="llm-echo is not installed (pip install llm-echo)",
@@ -137,10 +138,10 @@ def test_fragment_options_after_the_question_mark(
     env: dict[str, str], memories: MemoryStore
 ) -> None:
     packed = zeromem(
-        env, "pack", "release", "--budget", "200", "--format", "json", "--tag", "work", "--no-touch"
+        env, "pack", "release", "--budget", "300", "--format", "json", "--tag", "work", "--no-touch"
     )
     out = run_llm(
-        env, "-m", "echo", "-f", "zeromem:release?budget=200&format=json&tag=work", "q"
+        env, "-m", "echo", "-f", "zeromem:release?budget=300&format=json&tag=work", "q"
     ).stdout
     assert echoed(out)[0]["prompt"] == packed + "\nq"
     assert [m["content"] for m in json.loads(packed)] == [

@@ -31,6 +31,15 @@ DEFAULT_TOOLS = {
 ADMIN_TOOLS = {"memory_history", "memory_restore", "memory_stats", "memory_export"}
 
 
+def _semantic_env() -> dict[str, str]:
+    """The test's semantic switch (off unless the test is marked ``semantic``): the server
+    gets no other environment from the test process."""
+    import os
+
+    value = os.environ.get("ZEROMEM_SEARCH_SEMANTIC")
+    return {} if value is None else {"ZEROMEM_SEARCH_SEMANTIC": value}
+
+
 class McpClient:
     """One ``zeromem mcp`` server process and an initialized client session to it."""
 
@@ -46,8 +55,8 @@ class McpClient:
         params = StdioServerParameters(
             command=sys.executable,
             args=["-m", "zeromem_cli", "mcp", "--db", str(db), *options],
-            env={"ZEROMEM_HOME": str(home), **(env or {})},
-            cwd=str(REPO),
+            env={"ZEROMEM_HOME": str(home), **_semantic_env(), **(env or {})},
+            cwd=str(home),  # outside any repository: the server serves no project
         )
         self._stack = ExitStack()
         try:

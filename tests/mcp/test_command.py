@@ -29,7 +29,7 @@ def test_without_the_extra_it_exits_1_naming_it(tmp_path: Path) -> None:
         [sys.executable, "-c", _WITHOUT_SDK, "--db", str(tmp_path / "m.db")],
         capture_output=True,
         text=True,
-        cwd=REPO,
+        cwd=tmp_path,
         env={**os.environ, "ZEROMEM_HOME": str(tmp_path)},
         timeout=60,
     )

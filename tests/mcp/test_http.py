@@ -24,7 +24,7 @@ import httpx2  # noqa: E402
 from mcp import ClientSession  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
-from tests.mcp.helpers import REPO, text_of  # noqa: E402
+from tests.mcp.helpers import text_of  # noqa: E402
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -47,7 +47,7 @@ def _free_port() -> int:
 def _zeromem(*args: str, home: Path, **kw: object) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "zeromem_cli", "mcp", *args],
-        cwd=REPO,
+        cwd=home,
         env={**os.environ, "ZEROMEM_HOME": str(home)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -159,3 +159,20 @@ def test_a_token_file_others_can_read_is_refused(tmp_path: Path) -> None:
     _, err = process.communicate(timeout=60)
     assert process.returncode == 2 and "can be read by others" in err
     assert token_file.read_text() not in err
+
+
+def test_a_busy_port_fails_before_saying_serving(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        process = _zeromem(
+            "--http", f"127.0.0.1:{port}", "--db", str(tmp_path / "m.db"), home=tmp_path
+        )
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 1 and out == ""
+    assert "serving" not in err
+    assert (
+        err.strip()
+        == f"zeromem: error: --http 127.0.0.1:{port}: cannot listen there: Address already in use"
+    )

@@ -51,7 +51,7 @@ def _run(tmp_path: Path, db: Path, *method: str) -> dict[str, object]:
         capture_output=True,
         text=True,
         timeout=120,
-        cwd=REPO,
+        cwd=tmp_path,
         env={
             **os.environ,
             "ZEROMEM_HOME": str(tmp_path / "home"),

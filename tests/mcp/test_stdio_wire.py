@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from tests.mcp.helpers import REPO  # noqa: E402
+pytestmark = pytest.mark.slow  # see docs/development.md
 
 
 def _request(number: int, method: str, params: dict[str, object]) -> str:
@@ -53,7 +53,7 @@ def _converse(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        cwd=REPO,
+        cwd=tmp_path,
         env={"ZEROMEM_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"},
     )
     assert process.stdin is not None and process.stdout is not None

@@ -216,7 +216,7 @@ def test_bad_calls_are_one_line_errors_and_the_server_stays_up(client: McpClient
     assert client.error("memory_search") == missing
     assert "limit: Input should be" in client.error("memory_search", query="x", limit="many")
     assert "limit" in client.error("memory_search", query="x", limit=10_000)
-    assert "max_tokens: Input should be greater than or equal to 200" in client.error(
+    assert "max_tokens: Input should be greater than or equal to 100" in client.error(
         "memory_search", query="x", max_tokens=50
     )
     assert client.error("memory_search", query="x", filters={"a": 1}).startswith(

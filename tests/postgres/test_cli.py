@@ -65,6 +65,7 @@ def test_the_url_survives_the_environment_and_every_read(
     assert path.stdout.splitlines()[0] == f"database\t{pg_url}"
 
 
+@pytest.mark.slow
 def test_raw_fts_queries_take_tsquery_syntax_and_answer_as_fts5_on_sqlite(
     cli: Run, pg_url: str, tmp_path: Path
 ) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from tests import pgcluster
 from tests.postgres.conftest import Team, _roles
-from zeromem_cli import MemoryStore
+from zeromem_cli import MemoryStore, StoreSettings
 from zeromem_cli.errors import StoreError
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (zeromem[postgres])")
@@ -105,7 +105,7 @@ def test_a_role_that_may_not_create_tables_is_told_who_can(cluster: pgcluster.Cl
     assert "\n" not in str(raised.value)
 
 
-def test_migration_6_reindexes_with_the_python_tokenizer_and_resumes_when_stopped(
+def test_migration_8_reindexes_with_the_python_tokenizer_and_resumes_when_stopped(
     pg_url: str,
 ) -> None:
     from zeromem_cli.storage.postgres import fts
@@ -158,3 +158,26 @@ def test_a_member_searches_while_a_reindex_waits_for_the_owner(team: Team) -> No
         pass
     with team.raw(roles["owner"]) as conn:
         assert conn.execute(mark).fetchone() is None
+
+
+def test_migration_7_keeps_the_operations_log_and_attributes_new_entries(pg_url: str) -> None:
+    """#33: the operations log gains its writer; what was logged before is kept (no user:
+    the owner's to read), and history policies are replaced, not added beside the old."""
+    conn = db.connect(pg_url)
+    migrations.migrate(conn, upto=5)
+    with conn.transaction():
+        conn.execute("INSERT INTO operations_log (at, op) VALUES ('2025-01-01T00:00:00Z', 'add')")
+    conn.close()
+    with MemoryStore(pg_url, settings=StoreSettings(log=True)) as store:
+        store.search("anything")  # the store logs its own search
+        rows = store.connection.execute(
+            'SELECT op, "user" = current_user AS mine FROM operations_log ORDER BY id'
+        ).fetchall()
+        assert [(row["op"], row["mine"]) for row in rows] == [("add", False), ("search", True)]
+        policies = store.connection.execute(
+            "SELECT policyname FROM pg_policies WHERE tablename = 'memory_history' "
+            "AND schemaname = current_schema() ORDER BY 1"
+        ).fetchall()
+        assert [p["policyname"] for p in policies] == [
+            "delete_own", "insert_own", "read_with_its_memory", "update_own"
+        ]  # fmt: skip

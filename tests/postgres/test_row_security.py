@@ -154,3 +154,132 @@ def test_init_says_when_members_cannot_use_the_search_index(team: Team, cli: Run
     assert noted == (not leakproof)
     shown = cli("admin", "init-postgres", owner, "--json", db=False)
     assert json.loads(shown.stdout)["members_use_the_index"] == leakproof
+
+
+# -- history and the operations log (#33): as strict as the memories --------------------------
+
+_FORGE_HISTORY = (
+    "INSERT INTO memory_history (memory_id, content, category, tags, importance, pinned, meta, "
+    "valid_from, valid_to, change) VALUES (%s, 'forged', 'general', '[]', 5, 0, '{}', "
+    "'2020-01-01T00:00:00Z', '2020-01-02T00:00:00Z', 'update')"
+)
+
+
+def test_a_member_cannot_forge_or_delete_the_history_of_shared_rows(team: Team, cli: Run) -> None:
+    r = _roles(team)
+    with MemoryStore(team.url(r["owner"])) as owner:
+        everyone = owner.add("the office opens at 9")
+        owner.update(everyone.id, content="the office opens at 8")
+    with MemoryStore(team.url(r["owner"]), user=r["backend"]) as owner_team:
+        team_note = owner_team.add("backend deploys on Tuesdays")
+        owner_team.update(team_note.id, content="backend deploys on Wednesdays")
+    for shared in (everyone.id, team_note.id):
+        with team.raw(r["alice"]) as alice:
+            # she reads the shared rows' history, as she reads the rows...
+            assert (
+                alice.execute(
+                    "SELECT count(*) FROM memory_history WHERE memory_id = %s", (shared,)
+                ).fetchone()[0]
+                == 1
+            )
+            # ...and cannot change, delete or add to it
+            assert (
+                alice.execute(
+                    "UPDATE memory_history SET content = 'forged' WHERE memory_id = %s", (shared,)
+                ).rowcount
+                == 0
+            )
+            assert (
+                alice.execute("DELETE FROM memory_history WHERE memory_id = %s", (shared,)).rowcount
+                == 0
+            )
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                alice.execute(_FORGE_HISTORY, (shared,))
+    with MemoryStore(team.url(r["alice"])) as alice_store:  # her own history she writes
+        mine = alice_store.add("alice's desk is by the window")
+        alice_store.update(mine.id, content="alice's desk is by the door")
+    with team.raw(r["alice"]) as alice:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):  # nor move hers onto theirs
+            alice.execute(
+                "UPDATE memory_history SET memory_id = %s WHERE memory_id = %s",
+                (everyone.id, mine.id),
+            )
+        assert (
+            alice.execute(
+                "UPDATE memory_history SET content = content WHERE memory_id = %s", (mine.id,)
+            ).rowcount
+            == 1
+        )
+    shown = cli("history", str(everyone.id), "--json", "--db", team.url(r["owner"]), db=False)
+    assert shown.exit_code == 0, shown.stderr
+    contents = [v["content"] for v in json.loads(shown.stdout)]
+    assert "forged" not in contents and "the office opens at 9" in contents
+
+
+def test_a_member_reads_and_trims_only_its_own_operations(team: Team, cli: Run) -> None:
+    r = _roles(team)
+    bob_url, alice_url = team.url(r["bob"]), team.url(r["alice"])
+    assert cli("add", "bob's note on the quarterly plan", "--db", bob_url, db=False).exit_code == 0
+    assert cli("search", "quarterly plan", "--db", bob_url, db=False).exit_code == 0
+    assert cli("search", "anything at all", "--db", alice_url, db=False).exit_code == 0
+    with team.raw(r["alice"]) as alice_sql:
+        users = {row[0] for row in alice_sql.execute('SELECT "user" FROM operations_log')}
+        assert users == {r["alice"]}
+        alice_sql.execute("DELETE FROM operations_log")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            alice_sql.execute(
+                "INSERT INTO operations_log (at, op, \"user\") VALUES ('now', 'add', %s)",
+                (r["bob"],),
+            )
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            alice_sql.execute('UPDATE operations_log SET "user" = %s', (r["bob"],))
+            alice_sql.execute("INSERT INTO operations_log (at, op) VALUES ('now', 'add')")
+            alice_sql.execute('UPDATE operations_log SET "user" = %s', (r["bob"],))
+    with team.raw(r["bob"]) as bob_sql:
+        ops = {row[0] for row in bob_sql.execute("SELECT op FROM operations_log")}
+        assert {"add", "search"} <= ops
+    with MemoryStore(team.url(r["bob"])) as bob:  # what stats counts: bob's own operations
+        assert {"add", "search"} <= set(bob.operations())
+
+
+def test_what_postgres_itself_tells_a_member_about_other_rows(team: Team) -> None:
+    """docs/team-store-security.md: counts and sizes leak, contents and statistics do not."""
+    r = _roles(team)
+    with MemoryStore(team.url(r["bob"])) as bob:
+        for n in range(20):
+            bob.add(f"bob's private note number {n} about the zanzibar merger")
+    with team.raw(r["owner"]) as owner_sql:
+        owner_sql.execute("ANALYZE memories")
+    with team.raw(r["alice"]) as alice:
+        assert alice.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
+        # the planner's statistics of values are hidden under row security...
+        assert (
+            alice.execute("SELECT count(*) FROM pg_stats WHERE tablename = 'memories'").fetchone()[
+                0
+            ]
+            == 0
+        )
+        # ...but table-wide counts are not: the catalogue's estimate, EXPLAIN's, the
+        # BM25 totals and the id sequence all say how much the others stored
+        assert (
+            alice.execute(
+                "SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass"
+            ).fetchone()[0]
+            == 20
+        )
+        assert alice.execute("SELECT sum(rows) FROM fts_totals").fetchone()[0] == 20
+        plan = alice.execute("EXPLAIN SELECT * FROM memories").fetchone()[0]
+        assert "rows=" in plan
+        assert (
+            alice.execute(
+                "SELECT pg_sequence_last_value(pg_get_serial_sequence('memories', 'id')::regclass)"
+            ).fetchone()[0]
+            == 20
+        )
+        # no word of another member's text reaches her, through search or the index
+        assert (
+            alice.execute(
+                "SELECT count(*) FROM memories WHERE fts @@ 'zanzibar'::tsquery"
+            ).fetchone()[0]
+            == 0
+        )

@@ -32,6 +32,11 @@ def test_the_interface_is_what_the_policy_modules_need() -> None:
     assert {"read", "transaction", "find_row", "history_rows", "candidates", "insert"} <= set(
         INTERFACE
     )
+    # Semantic recall's vectors are backend methods too (both backends implement them below).
+    vectors = {"owner_blocks", "save_block", "place_vectors", "unplace_vectors", "visible_rows"}
+    assert vectors | {"unembedded", "vector_coverage", "vector_model", "vector_bytes"} <= set(
+        INTERFACE
+    )
 
 
 @pytest.mark.parametrize("backend", [SqliteBackend, PostgresBackend])

@@ -57,6 +57,7 @@ def _encrypt(db: Path, stop: str | None) -> subprocess.Popen[str]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stop", ["locked", "exported", "verified", "swapped"])
 def test_encrypt_killed_at_any_step_leaves_the_old_store_or_the_new_one(
     tmp_path: Path, stop: str
@@ -94,6 +95,7 @@ def test_encrypt_killed_at_any_step_leaves_the_old_store_or_the_new_one(
         assert CANARY.encode() not in path.read_bytes(), path
 
 
+@pytest.mark.slow
 def test_eight_writers_and_readers_on_a_new_encrypted_database(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -118,3 +120,40 @@ def test_eight_writers_and_readers_on_a_new_encrypted_database(
             ]
     for path in _files(db):
         assert b"worker 0 memory" not in path.read_bytes(), path
+
+
+def test_a_killed_decrypt_leaves_a_private_copy_that_the_next_open_removes(
+    tmp_path: Path,
+) -> None:
+    """#33: the plain-text copy a killed ``decrypt`` leaves beside the store is 0600 and is
+    gone at the next open of the store, whatever command opens it (not only the next run)."""
+    import stat as stat_module
+
+    db = tmp_path / "memories.db"
+    _seed(db)
+    encrypting = _encrypt(db, None)
+    assert encrypting.wait(timeout=60) == 0
+    env = {**os.environ, "ZEROMEM_KEY": KEY, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zeromem_cli", "decrypt", "--db", str(db)],
+        env={**env, "ZEROMEM_TEST_CONVERT_STOP": "verified"},
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stderr is not None
+    assert proc.stderr.readline() == "zeromem: stopped at verified\n"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    copy = db.with_name(db.name + ".zeromem-convert")
+    assert CANARY.encode() in copy.read_bytes()  # the plain text, beside the store...
+    assert stat_module.S_IMODE(copy.stat().st_mode) == 0o600  # ...readable by its owner only
+    listed = subprocess.run(
+        [sys.executable, "-m", "zeromem_cli", "stats", "--db", str(db)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert not copy.exists()
+    assert _contents(db, KEY)  # the store itself, still encrypted, untouched

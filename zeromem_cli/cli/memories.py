@@ -14,8 +14,10 @@ from zeromem_cli.cli.options import (
     JsonOption,
     JsonResultOption,
     KeyOption,
+    SinceOption,
     StoreOptions,
     TagOption,
+    UntilOption,
     filters_from_flags,
     parse_meta,
     read_text_argument,
@@ -23,7 +25,6 @@ from zeromem_cli.cli.options import (
     store_options,
 )
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.oplog import record_operation
 
 if TYPE_CHECKING:
     from zeromem_cli.models import Memory
@@ -34,7 +35,9 @@ MetaOption = Annotated[
 ]
 TtlOption = Annotated[
     Optional[str],
-    typer.Option("--ttl", help="Expire after 30s, 15m, 24h, 7d, 2w, or at an ISO date."),
+    typer.Option(
+        "--ttl", help="Expire after 30s, 15min, 24h, 7d, 2w, 6mo, 1y (or P6M), or at an ISO date."
+    ),
 ]
 AllowSecretOption = Annotated[
     bool,
@@ -91,24 +94,25 @@ def add(
     ] = False,
 ) -> None:
     """Add a memory and print its id (or the whole record with --json)."""
+    from zeromem_cli.requests import WriteRequest
+
     content = read_text_argument(text)
     config = settings()
+    request = WriteRequest(
+        category=category,
+        default_category=config.get("add.default_category"),
+        tags=tag,
+        key=key,
+        importance=importance,
+        pinned=True if pin else None,
+        meta=parse_meta(meta),
+        ttl=config.choose(ttl, "add.default_ttl"),
+        allow_duplicate=allow_duplicate,
+        merge=merge,
+        allow_secret=allow_secret,
+    )
     with where.open() as store:
-        result = store.write(
-            content,
-            category=category,
-            default_category=config.get("add.default_category"),
-            tags=tag,
-            key=key,
-            importance=importance,
-            pinned=True if pin else None,
-            meta=parse_meta(meta),
-            ttl=config.choose(ttl, "add.default_ttl"),
-            allow_duplicate=allow_duplicate,
-            merge=merge,
-            allow_secret=allow_secret,
-        )
-        record_operation(store, "add", 1, enabled=config.get("log.enabled"))
+        result = store.write(content, request)
     memory = result.memory
     if result.action == "duplicate":
         render.message(f"duplicate of #{memory.id}: nothing added")
@@ -152,13 +156,21 @@ def list_memories(
     tag: TagOption = None,
     key: KeyOption = None,
     include_expired: IncludeExpiredOption = False,
+    since: SinceOption = None,
+    until: UntilOption = None,
     fmt: FormatOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """List memories, newest first."""
     with where.open(reading=True) as store:
         filters = filters_from_flags(
-            store, category=category, tags=tag, key=key, include_expired=include_expired
+            store,
+            category=category,
+            tags=tag,
+            key=key,
+            include_expired=include_expired,
+            since=since,
+            until=until,
         )
         items = store.list(limit=limit, filters=filters)
     render.memories(items, render.resolve_format(fmt, as_json))
@@ -183,9 +195,8 @@ def update(
     importance: Annotated[
         Optional[int], typer.Option("--importance", "-i", min=0, max=10, help="0 to 10.")
     ] = None,
-    pin: Annotated[
-        Optional[bool], typer.Option("--pin/--unpin", help="Pin or unpin.", show_default=False)
-    ] = None,
+    pin: Annotated[bool, typer.Option("--pin", help="Pin: always packed first.")] = False,
+    unpin: Annotated[bool, typer.Option("--unpin", help="Unpin.")] = False,
     meta: Annotated[
         Optional[list[str]],
         typer.Option(
@@ -204,6 +215,8 @@ def update(
         raise InvalidInputError("give --key or --clear-key, not both")
     if tag and clear_tags:
         raise InvalidInputError("give --tag or --clear-tags, not both")
+    if pin and unpin:
+        raise InvalidInputError("give --pin or --unpin, not both")
     meta_changes = parse_meta(meta)
     if meta_changes:
         meta_changes = {k: (None if v == "" else v) for k, v in meta_changes.items()}
@@ -219,7 +232,7 @@ def update(
         changes["key"] = key
     if importance is not None:
         changes["importance"] = importance
-    if pin is not None:
+    if pin or unpin:
         changes["pinned"] = pin
     if meta_changes:
         changes["meta"] = meta_changes
@@ -229,7 +242,7 @@ def update(
         changes["expires_at"] = None
     if not changes:
         raise InvalidInputError("nothing to update: give new text or an option to change")
-    with where.open() as store:
+    with where.open(create=False) as store:
         memory = store.update(store.resolve(memory_id), allow_secret=allow_secret, **changes)
     _print_written(memory, as_json)
 

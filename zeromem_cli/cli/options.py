@@ -155,28 +155,45 @@ class StoreOptions(FrozenRecord):
         ``--project``)."""
         return bool(self.user or self.agent or self.session or self.project)
 
-    def open(self, *, reading: bool = False) -> "MemoryStore":
+    def open(self, *, reading: bool = False, create: bool | None = None) -> "MemoryStore":
         """Open the store for this invocation (the core is imported here, not at start-up,
         to keep --help fast). ``reading``: the command only reads, so a database this
-        process cannot write opens read-only instead of failing (``read_only="auto"``)."""
-        from zeromem_cli.projects import resolve_project
+        process cannot write opens read-only instead of failing (``read_only="auto"``).
+        ``create`` (default: not ``reading``): a store that does not exist yet is created;
+        otherwise nothing is created: the default store reads as empty, and one named by
+        ``--db`` / ``ZEROMEM_DB`` is an error naming it (a typo is not an empty store)."""
+        from zeromem_cli.owner import resolve_owner
+        from zeromem_cli.requests import StoreSettings
         from zeromem_cli.store import MemoryStore
+
+        if self.db is not None and not self.db.strip():
+            raise InvalidInputError(
+                "--db is empty: give a file path or a postgresql:// URL, or leave it out "
+                "for the default store"
+            )
+        if create is None:
+            create = not reading
 
         config = settings()
         isolate = self.isolate
+        owner = resolve_owner(
+            self.user,
+            self.agent,
+            self.session,
+            self.project,
+        )
         return MemoryStore(
             db_location(self.db) if self.db else None,
-            user=self.user,
-            agent=self.agent,
-            session=self.session,
-            project=resolve_project(self.project),
+            user=owner.user,
+            agent=owner.agent,
+            session=owner.session,
+            project=owner.project,
             isolate=config.get("scope.isolate_sessions") if isolate is None else isolate,
-            max_content_bytes=config.get("add.max_content_bytes"),
-            max_tags=config.get("add.max_tags"),
-            max_tag_chars=config.get("add.max_tag_chars"),
-            notice=_notice,
             key_file=self.key_file,
             read_only="auto" if reading else False,
+            settings=StoreSettings.from_config(config, notice=_notice)._replace(
+                if_missing="create" if create else ("error" if self.db else "empty")
+            ),
         )
 
 
@@ -265,6 +282,12 @@ def filters_from_flags(
     from zeromem_cli.models import Filters
     from zeromem_cli.times import parse_since
 
+    if (
+        min_score is not None
+        and min_score != min_score
+        or min_score in (float("inf"), -float("inf"))
+    ):
+        raise InvalidInputError(f"--min-score must be a finite number, not {min_score}")
     now = store.now()
     return Filters(
         category=category,
@@ -283,14 +306,20 @@ def _notice(text: str) -> None:
     print(f"zeromem: {text}...", file=sys.stderr, flush=True)
 
 
-def read_text_argument(text: str) -> str:
+def read_text_argument(text: str, max_bytes: int | None = None) -> str:
     """TEXT as given, or all of stdin when TEXT is ``-``; stdin must be valid UTF-8 (a
-    leading BOM is dropped, as import drops it). On a terminal, stderr says it is waiting."""
+    leading BOM is dropped, as import drops it). On a terminal, stderr says it is waiting.
+    ``max_bytes``: stdin past it is refused after reading one byte more, not read whole
+    (#33: a huge input was read and worked on before the size check refused it)."""
     if text != "-":
         return text
     if sys.stdin.isatty():
         print("zeromem: reading from stdin, Ctrl-D to end", file=sys.stderr, flush=True)
-    data = sys.stdin.buffer.read()
+    if max_bytes is None:
+        max_bytes = settings().get("add.max_content_bytes")
+    data = sys.stdin.buffer.read(max_bytes + 4)  # + a BOM
+    if len(data) > max_bytes + (3 if data.startswith(b"\xef\xbb\xbf") else 0):
+        raise InvalidInputError(f"stdin is over the limit of {max_bytes} bytes; nothing was read")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -337,6 +366,7 @@ def confirm_or_refuse(question: str, yes: bool) -> None:
             "refusing without confirmation: stdin is not a terminal; pass --yes"
         )
     if not typer.confirm(question, default=False, err=True):
+        print("zeromem: declined: nothing changed", file=sys.stderr)
         raise typer.Exit(1)
 
 
@@ -352,6 +382,14 @@ AsOfOption = Annotated[
     typer.Option(
         "--as-of",
         help='Ask as of this date (ISO, or 7d ago): "last week" and recency count from it.',
+    ),
+]
+SemanticOption = Annotated[
+    Optional[bool],
+    typer.Option(
+        "--semantic/--no-semantic",
+        help="Also find memories said in other words (zeromem[semantic]) [default: "
+        "search.semantic, on when installed].",
     ),
 ]
 IncludeExpiredOption = Annotated[

@@ -13,6 +13,7 @@ from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
     AsOfOption,
     CategoryOption,
+    SemanticOption,
     SinceOption,
     StoreOptions,
     TagOption,
@@ -22,6 +23,7 @@ from zeromem_cli.cli.options import (
     settings,
     store_options,
 )
+from zeromem_cli.errors import InvalidInputError
 
 
 class PackFormat(str, Enum):
@@ -75,6 +77,9 @@ def pack(
             show_default=False,
         ),
     ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="The same as --format json (as other commands take it).")
+    ] = False,
     header: Annotated[
         Optional[str], typer.Option("--header", help="A first line (counted in the budget).")
     ] = None,
@@ -83,6 +88,7 @@ def pack(
     since: SinceOption = None,
     until: UntilOption = None,
     as_of: AsOfOption = None,
+    semantic: SemanticOption = None,
     no_touch: Annotated[
         bool, typer.Option("--no-touch", help="Do not record an access of the packed memories.")
     ] = False,
@@ -124,19 +130,20 @@ def pack(
     ] = None,
 ) -> None:
     """Print the most relevant memories that fit a token budget, ready to pipe into an LLM."""
-    from zeromem_cli.oplog import record_operation
     from zeromem_cli.pack.select import Weights
+    from zeromem_cli.requests import PackRequest
     from zeromem_cli.times import parse_since
 
+    if as_json and fmt is not None and str(getattr(fmt, "value", fmt)) != "json":
+        raise InvalidInputError("give --json or --format, not both")
     config = settings()
     text = read_text_argument(query) if query is not None else None
     with where.open(reading=True) as store:
         filters = filters_from_flags(store, category=category, tags=tag, since=since, until=until)
-        result = store.pack(
-            text,
+        request = PackRequest(
             budget=config.choose(budget, "pack.budget"),
             tokenizer=config.choose(tokenizer, "pack.tokenizer"),
-            format=config.choose(fmt, "pack.format"),
+            format="json" if as_json else config.choose(fmt, "pack.format"),
             header=header,
             weights=Weights.from_config(config),
             filters=filters,
@@ -145,14 +152,9 @@ def pack(
             inherit=config.choose(inherit, "pack.inherit"),
             pinned_share=config.choose(pinned_share, "pack.pinned_share"),
             as_of=parse_since(as_of, store.now()) if as_of else None,
+            semantic=semantic,
         )
-        record_operation(
-            store,
-            "pack",
-            len(result.memories),
-            result.tokens,
-            enabled=config.get("log.enabled"),
-        )
+        result = store.pack(text, request)
     for note in result.notes:
         render.warning(f"pack: {note}")
     if explain:

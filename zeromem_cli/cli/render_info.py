@@ -76,6 +76,17 @@ def stats(data: dict[str, Any], as_json: bool) -> None:
         ("database size", _human_bytes(data["database_bytes"])),
         ("stored tokens (approx)", str(tokens["stored"])),
     ]
+    vectors = data["vectors"]
+    if vectors["model"] is not None:
+        share = vectors["coverage"]
+        lines.append(
+            (
+                "semantic vectors",
+                f"{vectors['embedded']} of {counts['live']} live"
+                + (f" ({share:.0%})" if share is not None else "")
+                + f", {_human_bytes(vectors['bytes'])}, {vectors['model']}",
+            )
+        )
     if tokens["pack_average"] is None:
         lines.append(("pack average tokens", "no pack runs logged yet"))
     else:

@@ -12,6 +12,7 @@ from zeromem_cli.cli.options import (
     IncludeExpiredOption,
     JsonOption,
     KeyOption,
+    SemanticOption,
     SinceOption,
     StoreOptions,
     TagOption,
@@ -21,6 +22,7 @@ from zeromem_cli.cli.options import (
     settings,
     store_options,
 )
+from zeromem_cli.errors import InvalidInputError
 
 
 @app.command()
@@ -49,16 +51,18 @@ def search(
         ),
     ] = False,
     as_of: AsOfOption = None,
+    semantic: SemanticOption = None,
     fmt: FormatOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Search memories, best match first."""
     # Imported here: building the command (and --help) must not load the core.
-    from zeromem_cli.oplog import record_operation
     from zeromem_cli.times import parse_since
 
     config = settings()
     text = read_text_argument(query)
+    if not text.strip():
+        raise InvalidInputError("the query is empty: give words to search for (`list` shows all)")
     with where.open(reading=True) as store:
         filters = filters_from_flags(
             store,
@@ -76,8 +80,6 @@ def search(
             filters=filters,
             fts=fts,
             as_of=parse_since(as_of, store.now()) if as_of else None,
+            semantic=semantic,
         )
-        # Results only: the token figure `stats` reports is pack's; counting here would load
-        # the tokenizer on every search.
-        record_operation(store, "search", len(hits), enabled=config.get("log.enabled"))
     render.memories(hits, render.resolve_format(fmt, as_json), scores=True)

@@ -3,13 +3,16 @@ settings, merged with what is there (``zeromem_cli/integrations/setup``)."""
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import settings
 from zeromem_cli.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from zeromem_cli.integrations.setup.entries import Scope
 
 
 def _project_root(start: Path) -> Path:
@@ -20,9 +23,36 @@ def _project_root(start: Path) -> Path:
     return start
 
 
+def _scope(
+    db: Optional[Path], user: Optional[str], agent: Optional[str], *, project: bool, uninstall: bool
+) -> "Scope":
+    """The options the entries carry. A user's entries carry the ``ZEROMEM_HOME`` and
+    ``ZEROMEM_DB`` setup runs with (the harness's environment may not have them); a
+    project's never do: they are one machine's paths, in files a team commits."""
+    import os
+
+    from zeromem_cli.integrations.setup.entries import Scope
+
+    home, env_db = os.environ.get("ZEROMEM_HOME"), os.environ.get("ZEROMEM_DB")
+    given = str(db.expanduser().resolve()) if db else None
+    if project:
+        if (home or (env_db and not given)) and not uninstall:
+            render.warning(
+                "ZEROMEM_HOME/ZEROMEM_DB are set but not written into project files (one "
+                "machine's paths in files a team commits): set them where the harness runs, "
+                "or give --db"
+            )
+        return Scope(given, user, agent)
+    if not given and env_db:
+        given = env_db if "://" in env_db else str(Path(env_db).expanduser().resolve())
+    return Scope(given, user, agent, str(Path(home).expanduser().resolve()) if home else None)
+
+
 @app.command()
 def setup(
-    harness: Annotated[str, typer.Argument(help="claude-code, codex or gemini.")],
+    harness: Annotated[
+        str, typer.Argument(help="claude-code, codex, gemini, or cursor (MCP server only).")
+    ],
     project: Annotated[
         bool, typer.Option("--project", help="Write the project's files (see --dir).")
     ] = False,
@@ -58,7 +88,8 @@ def setup(
         Optional[str],
         typer.Option(
             "--command",
-            help="How the harness runs zeromem [default: this zeromem's absolute path].",
+            help="How the harness runs zeromem [default: this zeromem's absolute path; "
+            "`zeromem` from PATH in a project's files].",
             show_default=False,
         ),
     ] = None,
@@ -76,12 +107,16 @@ def setup(
     """Set up zeromem in an agent harness: hooks that inject memories at session start and
     per prompt and ingest the transcript by rules, plus the `zeromem mcp` server entry."""
     from zeromem_cli.integrations.harnesses import HARNESSES
-    from zeromem_cli.integrations.setup.entries import Scope, program
+    from zeromem_cli.integrations.setup.entries import program
     from zeromem_cli.integrations.setup.plan import apply, unified_diff
     from zeromem_cli.integrations.setup.planner import NOTHING, Wanted, plan
+    from zeromem_cli.integrations.setup.targets import MCP_ONLY
 
-    if harness not in HARNESSES:
-        raise InvalidInputError(f"unknown harness {harness!r} (use {', '.join(HARNESSES)})")
+    if harness not in HARNESSES and harness not in MCP_ONLY:
+        names = ", ".join([*HARNESSES, *MCP_ONLY])
+        raise InvalidInputError(f"unknown harness {harness!r} (use {names})")
+    if harness in MCP_ONLY and (no_mcp or no_hooks) and not uninstall:
+        raise InvalidInputError(f"{harness} takes only the MCP server: no --no-mcp or --no-hooks")
     if project and user_level:
         raise InvalidInputError("give --project or --user, not both")
     if no_hooks and no_mcp and not uninstall:
@@ -90,12 +125,12 @@ def setup(
     if project or directory is not None:
         root = (directory or _project_root(Path.cwd())).resolve()
     wanted = NOTHING if uninstall else Wanted(not no_hooks, not no_mcp, no_hooks)
-    scope = Scope(str(db.expanduser().resolve()) if db else None, memory_user, memory_agent)
+    scope = _scope(db, memory_user, memory_agent, project=root is not None, uninstall=uninstall)
     changes, warnings = plan(
         harness,
         root,
         wanted,
-        program=program(command),
+        program=program(command) if command or root is None else ["zeromem"],
         scope=scope,
         timeout_ms=settings().get("hooks.timeout_ms"),
     )
@@ -110,7 +145,7 @@ def setup(
         render.message(f"setup (dry run, nothing written): {len(changes)} file(s) would change")
         return
     for change in changes:
-        backup = apply(change)
+        backup = apply(change, backup=root is None and not uninstall)
         verb = "updated" if change.before is not None else "created"
         verb = "removed" if change.after is None else verb
         saved = f" (backup: {backup})" if backup else ""

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple
 
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.ingest.extract import Candidate, make_key
@@ -215,9 +216,74 @@ def apply_candidates(
     category: str | None = None,
     ttl: str | None = None,
     source: str = "ingest",
+    meta: dict[str, Any] | None = None,
+    created_at: str | datetime | None = None,
 ) -> list[IngestItem]:
     """Write (or plan) every candidate in order; ``category``/``ttl`` override the rules';
-    ``source`` is recorded in each memory's meta (a harness hook names its harness)."""
+    ``source`` is recorded in each memory's meta (a harness hook names its harness), beside
+    the caller's own ``meta`` (the Mem0 face's ``metadata``); ``created_at`` dates new memories
+    when the conversation happened (``MemoryStore.write``'s). One ``ingest`` in the store's
+    operations log, its searches and writes part of it."""
+    extra = _Extra(meta, created_at)
+    with store.operation(None if dry_run else "ingest") as entry:
+        items = _batched(store, candidates, dry_run, tags, category, ttl, source, extra)
+        entry.results = len(items)
+    return items
+
+
+def _batched(
+    store: MemoryStore,
+    candidates: Sequence[Candidate],
+    dry_run: bool,
+    tags: Iterable[str] | None,
+    category: str | None,
+    ttl: str | None,
+    source: str,
+    extra: _Extra,
+) -> list[IngestItem]:
+    """``_apply`` over every candidate: one transaction per batch, not one per memory."""
+    if dry_run or len(candidates) <= 1:
+        return _apply(store, candidates, dry_run, tags, category, ttl, source, extra)
+    # One transaction per batch, not one per memory: a commit waits for the disk (synchronous
+    # FULL), which made ingest ~100 memories a second (#33; ``python -m benchmarks.ingest_speed``).
+    # Batches keep the write lock from being held for a whole large file.
+    items: list[IngestItem] = []
+    for start in range(0, len(candidates), INGEST_BATCH):
+        with store.transaction():
+            items += _apply(
+                store,
+                candidates[start : start + INGEST_BATCH],
+                False,
+                tags,
+                category,
+                ttl,
+                source,
+                extra,
+            )
+    return items
+
+
+# Candidates written per transaction by ``apply_candidates``.
+INGEST_BATCH = 500
+
+
+class _Extra(NamedTuple):
+    """What the caller adds to every memory written: its own meta, and when it was said."""
+
+    meta: dict[str, Any] | None
+    created_at: str | datetime | None
+
+
+def _apply(
+    store: MemoryStore,
+    candidates: Sequence[Candidate],
+    dry_run: bool,
+    tags: Iterable[str] | None,
+    category: str | None,
+    ttl: str | None,
+    source: str,
+    extra: _Extra,
+) -> list[IngestItem]:
     planner = _Planner(store) if dry_run else None
     forgotten: set[int] = set()
     items: list[IngestItem] = []
@@ -256,7 +322,14 @@ def apply_candidates(
                 importance=candidate.importance,
                 ttl=candidate.ttl,
                 tags=tag_list or None,
-                meta={"source": source, "rule": candidate.rule, "role": candidate.role},
+                meta={
+                    **(extra.meta or {}),
+                    "source": source,
+                    "rule": candidate.rule,
+                    "role": candidate.role,
+                },
+                created_at=extra.created_at,
+                near=False,  # ingest lists no near-duplicates: no search per memory
             )
         except InvalidInputError as exc:
             items.append(IngestItem("error", candidate, reason=str(exc)))

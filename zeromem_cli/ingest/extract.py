@@ -431,6 +431,11 @@ def _reclassify(explicit: Candidate, rules: Sequence[Rule], rule: Rule) -> list[
     return inner
 
 
+# A sentence longer than this cannot be a memory (64 KiB of text by default): ingest skips
+# it before its rules run (a 10 MB line took 89 s to be refused).
+MAX_SENTENCE_CHARS = 64 * 1024
+
+
 def extract_text(
     text: str,
     rules: Sequence[Rule],
@@ -443,6 +448,8 @@ def extract_text(
     seen: set[tuple[str, str, str | None]] = set()
     found: list[Candidate] = []
     for sentence in split_sentences(text):
+        if len(sentence) > MAX_SENTENCE_CHARS:
+            continue  # could not be stored: not worth running every rule over (#33)
         for candidate in extract_sentence(
             sentence, rules, role=role, message=message, rejected=rejected
         ):

@@ -122,6 +122,14 @@ _EN_LIKE_VERBS = (
     r"don't\s+enjoy|do\s+not\s+enjoy|can't\s+stand|cannot\s+stand)"
 )
 _ZH_POLITE = r"(?:请你|请|麻烦你|麻烦|你|帮我|你帮我|给我)*"
+# A statement of when something happens once ("we run the tests tomorrow") is a plan, not how
+# the project works.
+_EN_NOT_ONE_OFF = (
+    r"(?!.*\b(?:tomorrow|tonight|today|later|soon|yesterday|next\s+\w+|this\s+(?:morning|"
+    r"afternoon|evening|week)|right\s+now)\b)"
+)
+# "FYI", "Note:", "Heads up:" before a plain statement: a notice, not part of the fact.
+_EN_NOTICE = r"^(?:(?:fyi|note|heads\s+up|psa|just\s+so\s+you\s+know)\s*[:,\-]?\s+)?"
 
 
 def _rule(
@@ -407,6 +415,112 @@ _BUILTINS: tuple[Rule, ...] = (
         importance=6,
     ),
     # -- fact: personal facts, keyed so a later statement updates them ----------------------
+    # -- how a project works: plain statements of its tools, places, ports and rules --------
+    # (measured on benchmarks/project_facts_eval.jsonl: python -m benchmarks.ingest_eval --data
+    # benchmarks/project_facts_eval.jsonl). A place must look like a path, a tool like a name
+    # written in Latin letters, so that chatter about the work ("the bug is in the parser")
+    # stays out; questions, hedges and conditionals are refused by the guards.
+    _rule(
+        "en.project_uses",
+        "fact",
+        "en",
+        _EN_NOTICE
+        + _EN_NOT_ONE_OFF
+        + r"(?P<content>(?:in\s+this\s+(?:project|repo(?:sitory)?|codebase|monorepo)"
+        r"\s*,?\s+)?(?:we|this\s+(?:project|repo(?:sitory)?|codebase|monorepo|team)|"
+        r"our\s+(?:team|project|repo|codebase|monorepo))\s+(?:always\s+|only\s+)?"
+        r"(?:use|uses|build|builds|deploy|deploys|release|releases|target|targets|host|hosts|"
+        r"ship|ships|run|runs|test|tests|format|formats|lint|lints)\s+(?!it\b|this\b|that\b)"
+        r"\S.{1,120})",
+        "fact",
+        "we use X / this repo uses X / we deploy with X (a project fact)",
+        importance=6,
+    ),
+    _rule(
+        "en.project_place",
+        "fact",
+        "en",
+        _EN_NOTICE + r"(?P<content>(?:the|our|all)\s+[a-z][\w\- ]{1,40}?\s+(?:live|lives|are|is|"
+        r"go|goes|sit|sits)\s+(?:kept\s+|stored\s+|located\s+)?(?:in|under|at)\s+`?"
+        r"[\w.\-~]*/[\w./\-*]*.{0,120})",
+        "fact",
+        "the X live in some/path (a project fact)",
+        importance=6,
+    ),
+    _rule(
+        "en.project_port_branch",
+        "fact",
+        "en",
+        _EN_NOTICE + r"(?P<content>(?:the|our)\s+[\w\- ]{1,40}?\s+(?:(?:listens|runs|is\s+served|"
+        r"is\s+exposed)\s+on\s+port\s+\d{2,5}|(?:deploys|is\s+deployed|ships)\s+"
+        r"(?:automatically\s+)?to\s+\S+).{0,120})",
+        "fact",
+        "the X listens on port N / the X branch deploys to Y (a project fact)",
+        importance=6,
+    ),
+    _rule(
+        "en.project_done_with",
+        "fact",
+        "en",
+        _EN_NOTICE + r"(?P<content>(?:the\s+|our\s+)?(?:tests?|builds?|docs|documentation|"
+        r"releases?|deploys?|deployments?|migrations?|linter|formatter|ci)\s+(?:are|is|runs?)\s+"
+        r"(?:run|built|generated|deployed|released|published|applied|checked|written|done)?\s*"
+        r"(?:with|via|using|by|from|on|in)\s+`?[A-Za-z][\w.\-/ ]{1,40}.{0,120})",
+        "fact",
+        "tests are run with X / our linter is ruff (a project fact)",
+        importance=6,
+    ),
+    _rule(
+        "en.project_never",
+        "instruction",
+        "en",
+        r"^(?:please\s+)?(?:never|don't|do\s+not)\s+(?:ever\s+)?(?:push|commit|merge|deploy|"
+        r"force-push|edit|modify|delete|rebase)\b[^.;]{0,80}?(?:\bto\s+(?:main|master)\b|"
+        r"\bin\s+this\s+(?:repo(?:sitory)?|project|codebase)\b|\bdirectly\b).*",
+        "instruction",
+        "never push to main / don't commit X in this repo (a project rule)",
+        importance=7,
+    ),
+    _rule(
+        "zh.project_uses",
+        "fact",
+        "zh",
+        r"^(?:我们|咱们|本项目|这个项目|本仓库|这个仓库|项目里|仓库里)[^，。？?]{0,12}?"
+        r"(?:都|统一|一律)?(?:用|使用|采用|走)\s*[A-Za-z][^，。？?]{0,60}",
+        "fact",
+        "我们用 X / 本项目的测试用 X / 我们的部署走 X (a project fact)",
+        importance=6,
+    ),
+    _rule(
+        "zh.project_place",
+        "fact",
+        "zh",
+        r"^(?!帮我|请|先|麻烦)[^，。？?]{1,20}?(?:放在|位于|都在|在)\s*"
+        r"(?:[A-Za-z0-9_.\-]+/[A-Za-z0-9_./\-]*|[A-Za-z0-9_.\-]+\s*目录)[^，。？?]{0,20}",
+        "fact",
+        "X 放在 some/path / X 在 docs 目录 (a project fact)",
+        importance=6,
+    ),
+    _rule(
+        "zh.project_port_branch",
+        "fact",
+        "zh",
+        r"^(?!帮我|请|先|麻烦)[^，。？?]{1,20}?(?:(?:端口是|端口为|跑在|运行在|监听)\s*\d{2,5}|"
+        r"(?:走|用)\s*[A-Za-z][\w.\-/ ]*\s*(?:分支|生成|部署|发布|做|跑))[^，。？?]{0,20}",
+        "fact",
+        "X 端口是 N / X 走 Y 分支 / 文档用 X 生成 (a project fact)",
+        importance=6,
+    ),
+    _rule(
+        "zh.project_never",
+        "instruction",
+        "zh",
+        r"^(?:请)?(?:不要|别|禁止|不准)(?:直接)?(?:推|push|提交|合并|强推)(?:到)?[^，。？?]{0,20}?"
+        r"(?:分支|main|master|仓库)[^，。？?]{0,20}",
+        "instruction",
+        "不要直接推到 main 分支 (a project rule)",
+        importance=7,
+    ),
     _rule(
         "en.my_x_is",
         "fact",
@@ -660,7 +774,7 @@ def check_rule(rule: Rule) -> None:
         from zeromem_cli.times import parse_duration
 
         try:
-            if parse_duration(rule.ttl).total_seconds() <= 0:
+            if parse_duration(rule.ttl).is_zero():
                 raise ValueError(f"ttl must be positive, not {rule.ttl!r}")
         except InvalidInputError as exc:
             raise ValueError(f"ttl: {exc}") from None

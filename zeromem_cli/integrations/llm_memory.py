@@ -89,21 +89,26 @@ class Where(NamedTuple):
 
     def open(self, config: Config) -> MemoryStore:
         """The store, its ``--project auto`` resolved from the current directory."""
-        from zeromem_cli.projects import resolve_project
+        from zeromem_cli.owner import resolve_owner
+        from zeromem_cli.requests import StoreSettings
         from zeromem_cli.store import MemoryStore
 
         where = self.resolved()
         isolate = config.get("scope.isolate_sessions") if where.isolate is None else where.isolate
+        owner = resolve_owner(
+            where.user,
+            where.agent,
+            where.session,
+            where.project,
+        )
         return MemoryStore(
             db_location(where.db) if where.db else None,
-            user=where.user,
-            agent=where.agent,
-            session=where.session,
-            project=resolve_project(where.project),
+            user=owner.user,
+            agent=owner.agent,
+            session=owner.session,
+            project=owner.project,
             isolate=isolate,
-            max_content_bytes=config.get("add.max_content_bytes"),
-            max_tags=config.get("add.max_tags"),
-            max_tag_chars=config.get("add.max_tag_chars"),
+            settings=StoreSettings.from_config(config),
         )
 
 
@@ -178,27 +183,24 @@ def fragment_text(argument: str) -> str:
     """The text of fragment ``zeromem:ARGUMENT``: the pack of its query (see the module
     docstring), deterministic for the same store, query and options."""
     from zeromem_cli.models import Filters
-    from zeromem_cli.oplog import record_operation
     from zeromem_cli.pack.select import Weights
+    from zeromem_cli.requests import PackRequest
 
     request = parse_fragment(argument)
     config = _config()
+    asked = PackRequest(
+        budget=request.budget or config.get("pack.budget"),
+        tokenizer=request.tokenizer or config.get("pack.tokenizer"),
+        format=request.format or config.get("pack.format"),
+        header=request.header,
+        weights=Weights.from_config(config),
+        filters=Filters(category=request.category, tags=request.tags),
+        touch=False,
+        inherit=config.get("pack.inherit") if request.inherit is None else request.inherit,
+        pinned_share=config.get("pack.pinned_share"),
+    )
     with request.where.open(config) as store:
-        result = store.pack(
-            request.query,
-            budget=request.budget or config.get("pack.budget"),
-            tokenizer=request.tokenizer or config.get("pack.tokenizer"),
-            format=request.format or config.get("pack.format"),
-            header=request.header,
-            weights=Weights.from_config(config),
-            filters=Filters(category=request.category, tags=request.tags),
-            touch=False,
-            inherit=config.get("pack.inherit") if request.inherit is None else request.inherit,
-            pinned_share=config.get("pack.pinned_share"),
-        )
-        record_operation(
-            store, "pack", len(result.memories), result.tokens, enabled=config.get("log.enabled")
-        )
+        result = store.pack(request.query, asked)
     return result.text
 
 

@@ -17,8 +17,9 @@ from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.pack.tokens import Tokenizer
 
 # The smallest budget a call may ask for: every result's fixed part (its envelope, counts,
-# notes; the stats report) fits in it, so a result never has to exceed its budget.
-MIN_TOKENS = 200
+# notes) fits in it, so a result never has to exceed its budget: a smaller one gets what fits
+# (possibly nothing) and `truncated` (the stats report alone may need more: an error then).
+MIN_TOKENS = 100
 
 T = TypeVar("T")
 Rendered = tuple[str, dict[str, Any]]

@@ -62,4 +62,27 @@ def read_token(path: Path) -> str:
     return token
 
 
-__all__ = ["is_loopback", "parse_address", "read_token"]
+class ListenError(ZeromemError):
+    """The HTTP address is taken or not ours to bind."""
+
+    exit_code = 1
+
+
+def check_port(host: str, port: int) -> None:
+    """Bind ``host:port`` once (as uvicorn will: SO_REUSEADDR) and let it go, so a busy or
+    forbidden address is an error before the server says it is serving."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            shown = f"[{host}]" if ":" in host else host
+            raise ListenError(
+                f"--http {shown}:{port}: cannot listen there: {exc.strerror}"
+            ) from None
+
+
+__all__ = ["ListenError", "check_port", "is_loopback", "parse_address", "read_token"]

@@ -11,6 +11,7 @@ from zeromem_cli.errors import InvalidInputError, NotFoundError
 from zeromem_cli.mcp import envelope
 from zeromem_cli.mcp.budget import Budget, Rendered, shorten_to_fit
 from zeromem_cli.mcp.toolbox import (
+    MAX_GET_ITEMS,
     Toolbox,
     ToolOutput,
     filters_of,
@@ -43,6 +44,7 @@ def context(
     """``pack`` for the agent: pinned core memory plus what ``query`` needs, in the envelope."""
     from zeromem_cli.pack.format import Formatter, masked_content
     from zeromem_cli.pack.select import Weights
+    from zeromem_cli.requests import PackRequest
 
     view = box.view(**scope)
     budget = box.budget(max_tokens)
@@ -65,8 +67,7 @@ def context(
     # JSON string (quotes and line breaks); pack gets the rest of the budget, and memories are
     # dropped from the end below when the escaping of their text costs more than that.
     reserve = budget.data_tokens(budget.stamp(*render([], "", True))[1])
-    result = view.pack(
-        query,
+    request = PackRequest(
         budget=max(1, budget.max_tokens - reserve),
         tokenizer=config.get("pack.tokenizer"),
         format="xml",
@@ -77,6 +78,7 @@ def context(
         inherit=config.get("pack.inherit"),
         pinned_share=config.get("pack.pinned_share"),
     )
+    result = view.pack(query, request)
     memories = list(result.memories)
     left_out = any(c.status.startswith(("over budget", "dropped")) for c in result.candidates)
     formatter = Formatter("xml", envelope.HEADER, masked_content, mask_labels=True)
@@ -89,8 +91,7 @@ def context(
         left_out = True
         text = formatter.render(memories)
     if memories:
-        view.record_access(m.id for m in memories)
-    box.record(view, "pack", len(memories), data["tokens"])
+        view.touch(m.id for m in memories)
     return ToolOutput(text, data)
 
 
@@ -131,7 +132,6 @@ def search(
         }
 
     chosen, _, text, data = budget.fill(hits, envelope.hit_xml, lambda h: h, render)
-    box.record(view, "search", len(chosen))
     return ToolOutput(text, data)
 
 
@@ -184,6 +184,12 @@ def get(
     **scope: str | None,
 ) -> ToolOutput:
     """Full records by id and/or key; the ones not found are listed in ``not_found``."""
+    named = len(ids or ()) + len(tags_of(keys))
+    if named > MAX_GET_ITEMS:
+        raise InvalidInputError(
+            f"memory_get takes at most {MAX_GET_ITEMS} ids and keys per call, not {named}: "
+            "ask for fewer (memory_search finds the ones that matter)"
+        )
     view = box.view(**scope)
     budget = box.budget(max_tokens)
     wanted_ids, wanted_keys = ids_of(ids), list(dict.fromkeys(tags_of(keys)))
@@ -280,12 +286,11 @@ def history(
 
 def stats(box: Toolbox, max_tokens: int | None = None, **scope: str | None) -> ToolOutput:
     """This scope's counts as ``zeromem stats --json`` gives them, under ``stats``; the
-    categories (largest first) are cut to the budget."""
-    from zeromem_cli.stats import collect
-
+    categories (largest first), then the counts per scope and per operation are cut to the
+    budget."""
     view = box.view(**scope)
     budget = box.budget(max_tokens)
-    report = collect(view).to_dict()
+    report = view.stats().to_dict()
     categories = list(report["by_category"].items())
     truncated = False
     while True:
@@ -307,9 +312,21 @@ def stats(box: Toolbox, max_tokens: int | None = None, **scope: str | None) -> T
         )
         if budget.fits(data):
             return ToolOutput(text, data)
-        if not categories:
-            raise InvalidInputError(f"max_tokens {budget.max_tokens} is too small for the stats")
-        categories.pop()
+        if categories:
+            categories.pop()
+        elif report.get("by_scope"):
+            report["by_scope"] = report["by_scope"][:-1]  # the counts per scope, last first
+        elif report.get("operations"):
+            report["operations"] = {}
+        elif report.get("vectors"):
+            report["vectors"] = {}
+        else:
+            # Nothing left to cut: what fits of a budget this small is nothing, said so.
+            text, data = budget.stamp(
+                TRUNCATED_NOTE + "\n",
+                {"stats": {}, "truncated": True, "tokens": 0, "max_tokens": 0},
+            )
+            return ToolOutput(text, data)
         truncated = True
 
 

@@ -262,6 +262,9 @@ def serve(
         return
     host, port = http
     shown = f"[{host}]" if ":" in host else host
+    from zeromem_cli.mcp.listen import check_port
+
+    check_port(host, port)
     if announce is not None:
         auth = "bearer token required" if options.token else "no token: loopback only"
         announce(f"serving {what} over streamable HTTP at http://{shown}:{port}/mcp ({auth})")

@@ -34,17 +34,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zeromem_cli import validation
 from zeromem_cli.config import SETTINGS
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Filters, Memory, Scope
-from zeromem_cli.pack import DEFAULT_POOL
 from zeromem_cli.pack.format import (
-    ContentOf,
     Formatter,
     cached_content,
     masked_content,
@@ -67,6 +65,9 @@ from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import ParsedQuery, parse_query
 from zeromem_cli.text.similarity import features, word_features
 from zeromem_cli.times import from_iso
+
+if TYPE_CHECKING:
+    from zeromem_cli.requests import PackRequest
 
 _EMPTY = Memory(id=0, uid="", content="", category="", created_at="0000-00-00")
 
@@ -471,26 +472,44 @@ def _search(
     filters: Filters,
     as_of: datetime | None = None,
     ranking: Tuning = DEFAULT_TUNING,
+    vector: Any = None,
 ) -> list[Memory]:
     """The best ``limit`` hits of ``query`` over every scope, by score (one BM25 index: the
-    scores of different scopes compare), as ``MemoryStore.search`` finds them."""
+    scores of different scopes compare), as ``MemoryStore.search`` finds them; with the
+    question's ``vector`` (the vector and its store's cache of vectors), the nearest
+    memories merged in as search merges them."""
     limit = validation.check_limit(limit)
-    per_scope = [
-        [
-            to_memory(row, score=score)
-            for row, score in run_search(
-                backend,
-                scope,
-                now,
-                query,
-                limit=limit,
-                filters=filters,
-                ranking=_pack_ranking(ranking),
-                as_of=as_of,
-            )
-        ]
-        for scope in scopes
-    ]
+
+    def found(scope: Scope) -> list[tuple[Any, float]]:
+        hits = run_search(
+            backend,
+            scope,
+            now,
+            query,
+            limit=limit,
+            filters=filters,
+            ranking=_pack_ranking(ranking),
+            as_of=as_of,
+        )
+        if vector is None:
+            return hits
+        from zeromem_cli.semantic.recall import joined
+
+        return joined(
+            backend,
+            scope,
+            now,
+            query.content,
+            hits,
+            filters,
+            limit,
+            vector[0],
+            vector[1],
+            ranking,
+            ranking.semantic_pack_hits,
+        )
+
+    per_scope = [[to_memory(row, score=score) for row, score in found(s)] for s in scopes]
     if len(per_scope) == 1:
         return per_scope[0]
     hits = [hit for found in per_scope for hit in found]
@@ -549,22 +568,9 @@ def pack(
     backend: Backend,
     scope: Scope,
     now: datetime,
-    query: str | None = None,
-    *,
-    budget: int = SETTINGS["pack.budget"].default,
-    tokenizer: str = SETTINGS["pack.tokenizer"].default,
-    format: str = SETTINGS["pack.format"].default,
-    header: str | None = None,
-    weights: Weights | None = None,
-    filters: Filters | None = None,
-    pool: int = DEFAULT_POOL,
-    reveal: bool = False,
-    content_of: ContentOf | None = None,
-    inherit: bool = False,
-    pinned_share: float = SETTINGS["pack.pinned_share"].default,
-    exclude: Iterable[int] = (),
-    as_of: datetime | None = None,
-    ranking: Tuning | None = None,
+    query: str | None,
+    request: PackRequest,
+    query_vector: Any = None,
 ) -> PackResult:
     """Pack the best memories of ``scope`` for ``query`` into ``budget`` tokens (a read: the
     caller records the access of what it packed).
@@ -578,11 +584,28 @@ def pack(
     (``[secret: rule]``, counted in the budget as printed) unless ``reveal``; ``content_of``
     overrides how a memory's text is shown. ``as_of``: when the question is asked (default
     ``now``): the dates it names and recency are reckoned from it. Raises InvalidInputError
-    for a bad budget, format or tokenizer. ``ranking``: the ``Tuning`` of search and pack
-    (default ``DEFAULT_TUNING``; ``weights`` still override its pack weights).
+    for a bad budget, format or tokenizer. Each part is a field of ``request``
+    (``requests.PackRequest``), built once by the caller; ``request.ranking`` is the
+    ``Tuning`` of search and pack (default ``DEFAULT_TUNING``; ``weights`` still override its
+    pack weights). ``query_vector``: the question's vector and the store's vector cache, when
+    semantic recall is on.
     """
-    tuning = ranking or DEFAULT_TUNING
+    tuning = request.ranking or DEFAULT_TUNING
+    budget, tokenizer, format, header = (
+        request.budget,
+        request.tokenizer,
+        request.format,
+        request.header,
+    )
+    weights, filters, pool, reveal = request.weights, request.filters, request.pool, request.reveal
+    content_of, inherit, exclude, as_of = (
+        request.content_of,
+        request.inherit,
+        request.exclude,
+        request.as_of,
+    )
     budget = _check_budget(budget)
+    pinned_share = request.pinned_share
     pinned_share = _check_share(pinned_share)
     if content_of is None:
         content_of = plain_content if reveal else masked_content
@@ -607,7 +630,7 @@ def pack(
     if query is not None and query.strip():
         parsed = parse_query(require_utf8(query, "query"))
         asked = parsed.content
-        hits = _search(backend, scopes, now, parsed, pool, filters, as_of, tuning)
+        hits = _search(backend, scopes, now, parsed, pool, filters, as_of, tuning, query_vector)
         _add_relevance(hits, 1.0, relevance, memories)
         few: Callable[[str], bool] | None = None
         if may_hold_common_words(backend):  # a large store: feedback words held by a few only

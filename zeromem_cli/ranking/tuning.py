@@ -74,6 +74,11 @@ class Tuning(FrozenRecord):
     opener: float = _DEFAULTS["opener"]
     opener_hits: int = _DEFAULTS["opener_hits"]
     speaker: float = _DEFAULTS["speaker"]
+    semantic_sure: float = _DEFAULTS["semantic_sure"]
+    semantic_tail: int = _DEFAULTS["semantic_tail"]
+    semantic_floor: float = _DEFAULTS["semantic_floor"]
+    semantic_spread: float = _DEFAULTS["semantic_spread"]
+    semantic_pack_hits: int = _DEFAULTS["semantic_pack_hits"]
 
 
 def overridden(base: Tuning, values: dict[str, Any]) -> Tuning:

@@ -31,6 +31,9 @@ from zeromem_cli.storage.records import Row
 
 T = TypeVar("T")
 
+# Vectors per block of ``vector_blocks`` (one owner's; ``semantic.blocks`` fills them).
+VECTOR_BLOCK_SIZE = 256
+
 
 class Backend(ABC):
     """One open store's database: its connection and every statement the library runs on it.
@@ -255,10 +258,11 @@ class Backend(ABC):
         """Whether a memory of ``scope`` (any state) has this id."""
 
     @abstractmethod
-    def ids_by_uid_prefix(self, scope: Scope, hex_prefix: str, limit: int) -> list[int]:
-        """Ids of the memories of ``scope`` (any state) whose uid starts with ``hex_prefix``
-        (lower-case hex digits, no dashes), at most ``limit``: a range of the uid index, since a
-        stored uid is its 16 bytes. A uid kept as text (never a UUID) matches only in full."""
+    def ids_by_uid_prefix(self, scope: Scope | None, hex_prefix: str, limit: int) -> list[int]:
+        """Ids of the memories of ``scope`` (None: any scope; any state) whose uid starts with
+        ``hex_prefix`` (lower-case hex digits, no dashes), at most ``limit``: a range of the uid
+        index, since a stored uid is its 16 bytes. A uid kept as text (never a UUID) matches
+        only in full."""
 
     @abstractmethod
     def fetch(self, memory_id: int) -> Memory:
@@ -367,3 +371,82 @@ class Backend(ABC):
     @abstractmethod
     def totals(self) -> list[tuple[str, int, int, int]]:
         """Per operation, by name: (op, times run, results in total, tokens in total)."""
+
+    # -- semantic recall's vectors (blocks of int8 vectors per owner: ``semantic.blocks``) ---
+
+    @abstractmethod
+    def vector_model(self) -> str | None:
+        """The model whose vectors the store holds (None: none yet)."""
+
+    @abstractmethod
+    def set_vector_model(self, name: str) -> None:
+        """Record ``name`` as the vectors' model; another model's vectors are dropped."""
+
+    @abstractmethod
+    def clear_vectors(self) -> None:
+        """Drop every vector."""
+
+    @abstractmethod
+    def vectors_fingerprint(self) -> tuple[int, int] | None:
+        """What changes whenever the vectors do (a cache key); None: no cheap mark, do not cache."""
+
+    @abstractmethod
+    def owner_blocks(self, owners: Sequence[tuple[str, str]]) -> list[tuple[bytes, bytes, bytes]]:
+        """The (ids, scales, components) blobs of every block of ``owners`` (user, project)."""
+
+    @abstractmethod
+    def block_of(self, memory_id: int) -> Row | None:
+        """The block holding ``memory_id``'s vector."""
+
+    @abstractmethod
+    def open_block(self, user: str, project: str) -> Row | None:
+        """A block of this owner with room left."""
+
+    @abstractmethod
+    def save_block(
+        self,
+        block_id: int | None,
+        owner: tuple[str, str],
+        size: int,
+        blobs: tuple[bytes, bytes, bytes],
+    ) -> int:
+        """Write a block (a new one when ``block_id`` is None); its id."""
+
+    @abstractmethod
+    def place_vectors(self, entries: Iterable[tuple[int, int, int]]) -> None:
+        """Record where each memory's vector is: (memory id, content hash, block id)."""
+
+    @abstractmethod
+    def unplace_vectors(self, ids: Sequence[int]) -> dict[int, list[int]]:
+        """Forget where the vectors of ``ids`` are: the ids each block held, by block."""
+
+    @abstractmethod
+    def vector_block(self, block_id: int) -> Row | None:
+        """One block's row."""
+
+    @abstractmethod
+    def visible_rows(
+        self, scope: Scope, now: datetime, filters: Filters, ids: Sequence[int]
+    ) -> dict[int, Row]:
+        """The rows of ``ids`` that ``scope`` and ``filters`` admit now, by id."""
+
+    @abstractmethod
+    def unembedded(self, after: int, limit: int, scope: Scope | None = None) -> list[Row]:
+        """Up to ``limit`` live memories (ids above ``after``) without a vector of their
+        current text."""
+
+    @abstractmethod
+    def content_hashes(self, ids: Sequence[int]) -> dict[int, int]:
+        """The current content hash of each of ``ids``."""
+
+    @abstractmethod
+    def drop_blocks_holding(self, ids: Sequence[int]) -> int:
+        """Drop every block holding a vector of ``ids``; how many went."""
+
+    @abstractmethod
+    def vector_coverage(self, scope: Scope | None, now: datetime) -> tuple[int, int]:
+        """(live memories of ``scope`` with a current vector, live memories)."""
+
+    @abstractmethod
+    def vector_bytes(self) -> int:
+        """The bytes the vectors take."""

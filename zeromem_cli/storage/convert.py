@@ -14,7 +14,8 @@
    file no longer there.
 
 A kill before step 4 leaves the old store whole (in rollback-journal mode, which the next open
-turns back to WAL) and a stale copy that the next run removes.
+turns back to WAL) and a stale copy (0600) that the next open of the store, or the next run,
+removes: after ``decrypt`` it holds the memories in plain text.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from zeromem_cli.keys import Key
 
 IN_USE_WAIT_SECONDS = 2.0
-SUFFIX = ".zeromem-convert"
+SUFFIX = db.CONVERT_SUFFIX
 # Tests stop a run at a named step (then SIGKILL it) to prove each interruption is safe.
 STOP_ENV = "ZEROMEM_TEST_CONVERT_STOP"
 

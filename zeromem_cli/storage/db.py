@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.errors import StoreError
 from zeromem_cli.storage.sqlite import db as _sqlite
@@ -77,6 +77,7 @@ def open_backend(
             # retried while SQLite reports busy without waiting (see db.retry_busy).
             _sqlite.retry_busy(lambda: migrations.migrate(conn, notice))
             _sqlite.retry_busy(lambda: fts.ensure_index_version(conn, path, notice))
+            _sqlite.remove_stale_copy(path.expanduser())
     except _sqlite.ERRORS as exc:
         conn.close()
         raise _sqlite.map_error(exc, path) from None
@@ -84,6 +85,44 @@ def open_backend(
         conn.close()
         raise
     return SqliteBackend(conn, path)
+
+
+def open_empty() -> Backend:
+    """An empty store in memory (schema and index current), nothing written to disk."""
+    from zeromem_cli.storage.sqlite import fts, migrations
+    from zeromem_cli.storage.sqlite.backend import SqliteBackend
+
+    conn = _sqlite.connect_empty()
+    migrations.migrate(conn)
+    fts.ensure_index_version(conn, Path(":memory:"))
+    return SqliteBackend(conn, Path(":memory:"))
+
+
+def is_missing(location: str | Path) -> bool:
+    """No database at ``location`` yet (a server store is there or not: never missing); a
+    location zeromem does not serve is refused here, as on opening."""
+    if is_url(location):
+        return False
+    _sqlite.check_location(location)
+    return not Path(location).expanduser().exists()
+
+
+class MissingStore:
+    """The backend of a store that is not there: its first use raises ``error`` (closing it
+    does nothing; it has no team member). A command checks its own arguments first, so a
+    usage error is still reported as one, and nothing is created."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    def close(self) -> None:
+        return None
+
+    def member_user(self) -> str | None:
+        return None
+
+    def __getattr__(self, name: str) -> Any:
+        raise self.error
 
 
 def _open_server(

@@ -353,9 +353,11 @@ _RULE_SOURCES = (
     _rule(
         "url_credentials",
         "password in a URL",
-        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@]{1,100}:(?P<secret>[^\s/@]{3,200})@[^\s@]",
+        # ":/" too: a URL inside a file path loses a slash when the path is normalised
+        # (#33: `import "/x/postgres://admin:PW@db/f"` echoed "postgres:/admin:PW@db").
+        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://?[^\s:/@]{1,100}:(?P<secret>[^\s/@]{3,200})@[^\s@]",
         _not_placeholder,
-        needs=("://",),
+        needs=(":/",),
     ),
     _rule(
         "bearer_token",
@@ -469,7 +471,7 @@ _OTHER_MARKS = (
     "SK",  # twilio_key
     "密码",  # password_phrase (Chinese)
     "xox",  # slack_token
-    "://",  # slack_webhook, url_credentials
+    ":/",  # slack_webhook, url_credentials (":/": a URL folded by a path)
     "eyJ",  # jwt
     "earer",  # bearer_token
 )
@@ -496,7 +498,7 @@ _cased_marks_search: Callable[[str], re.Match[str] | None] | None = None  # comp
 def _cased_marks() -> Callable[[str], re.Match[str] | None]:
     global _cased_marks_search
     groups = [_ending_with(char, marks) for char, marks in _MARKS_BY_CHAR]
-    literals = [r"SG\.", "SK", "密码", "xox", "://", "yJ(?<=eyJ)", "arer(?<=earer)"]
+    literals = [r"SG\.", "SK", "密码", "xox", ":/", "yJ(?<=eyJ)", "arer(?<=earer)"]
     pattern = re.compile("|".join([*groups, *literals]))
     _cased_marks_search = pattern.search
     return _cased_marks_search

@@ -28,6 +28,8 @@ from zeromem_cli.validation import tag_limit_error
 from zeromem_cli.writes import clean_content
 
 if TYPE_CHECKING:
+    from zeromem_cli.requests import ImportRequest
+    from zeromem_cli.storage.base import Backend
     from zeromem_cli.store import MemoryStore
 
 CONFLICT_POLICIES = ("skip", "update", "duplicate")
@@ -92,12 +94,12 @@ class _Existing:
 class _Plan:
     """Conflict resolution in memory, before anything is written."""
 
-    def __init__(self, store: MemoryStore, on_conflict: str) -> None:
+    def __init__(self, backend: Backend, on_conflict: str) -> None:
         self.on_conflict = on_conflict
         self.by_uid: dict[str, _Existing] = {}
         self.live_keys: dict[tuple[str, ...], str] = {}  # -> uid
         self.used_ids: set[int] = set()
-        for row in store.backend.existing():
+        for row in backend.existing():
             scope = (row[2], row[3], row[4], row[5])
             key = (*scope, row[6]) if row[6] is not None and row[7] is None else None
             uid = uid_from_db(row[1])
@@ -182,29 +184,10 @@ class _Plan:
             self.live_keys[new_key] = target.uid
 
 
-def import_text(
-    store: MemoryStore,
-    text: str,
-    fmt: str,
-    *,
-    on_conflict: str = "skip",
-    skip_invalid: bool = False,
-    all_scopes: bool = False,
-    dry_run: bool = False,
-    allow_secret: bool = False,
-    progress: Progress | None = None,
-) -> ImportReport:
-    """Import the records of ``text`` (in ``fmt``) into ``store``; see the module docstring."""
-    return import_records(
-        store,
-        parse(text, fmt),
-        on_conflict=on_conflict,
-        skip_invalid=skip_invalid,
-        all_scopes=all_scopes,
-        dry_run=dry_run,
-        progress=progress,
-        allow_secret=allow_secret,
-    )
+def import_text(store: MemoryStore, text: str, fmt: str, **options: Any) -> ImportReport:
+    """Import the records of ``text`` (in ``fmt``) into ``store``: ``store.import_records``
+    over ``parse(text, fmt)``, ``options`` being ``ImportRequest`` fields."""
+    return store.import_records(parse(text, fmt), **options)
 
 
 class _DryRun(Exception):
@@ -230,50 +213,29 @@ def _without_cycle_collection() -> Iterator[None]:
 
 
 def import_records(
-    store: MemoryStore,
-    raw_records: Iterable[tuple[str, Any]],
-    *,
-    on_conflict: str = "skip",
-    skip_invalid: bool = False,
-    all_scopes: bool = False,
-    dry_run: bool = False,
-    allow_secret: bool = False,
-    progress: Progress | None = None,
-    own_projects: bool = False,
+    store: MemoryStore, raw_records: Iterable[tuple[str, Any]], request: ImportRequest
 ) -> ImportReport:
-    """Validate and write ``raw_records`` (see ``_import_records``). ``own_projects``: a
-    record naming a project keeps it when the store has none (a memory file in a repository
-    belongs to that repository's project)."""
-    if on_conflict not in CONFLICT_POLICIES:
+    """Validate and write ``raw_records`` (see ``_import_records``); called through
+    ``MemoryStore.import_records``, which logs the operation."""
+    if request.on_conflict not in CONFLICT_POLICIES:
         raise InvalidInputError(
-            f"--on-conflict must be one of {', '.join(CONFLICT_POLICIES)}, not {on_conflict!r}"
+            "--on-conflict must be one of "
+            f"{', '.join(CONFLICT_POLICIES)}, not {request.on_conflict!r}"
         )
     with _without_cycle_collection():
-        return _import_records(
-            store,
-            raw_records,
-            on_conflict=on_conflict,
-            skip_invalid=skip_invalid,
-            all_scopes=all_scopes,
-            dry_run=dry_run,
-            allow_secret=allow_secret,
-            progress=progress,
-            own_projects=own_projects,
-        )
+        return _import_records(store, raw_records, request)
 
 
 def _import_records(
-    store: MemoryStore,
-    raw_records: Iterable[tuple[str, Any]],
-    *,
-    on_conflict: str,
-    skip_invalid: bool,
-    all_scopes: bool,
-    dry_run: bool,
-    allow_secret: bool,
-    progress: Progress | None,
-    own_projects: bool,
+    store: MemoryStore, raw_records: Iterable[tuple[str, Any]], request: ImportRequest
 ) -> ImportReport:
+    on_conflict, skip_invalid, dry_run = request.on_conflict, request.skip_invalid, request.dry_run
+    all_scopes, allow_secret, own_projects = (
+        request.all_scopes,
+        request.allow_secret,
+        request.own_projects,
+    )
+    progress = request.progress
     raw = list(raw_records)
     total = len(raw)
     report = ImportReport(read=total, dry_run=dry_run)
@@ -308,8 +270,8 @@ def _import_records(
     if report.invalid and not skip_invalid:
         raise InvalidRecordsError(report.invalid)
     try:
-        with store.backend.page_cache(IMPORT_CACHE_KIB), store.transaction() as backend:
-            plan = _Plan(store, on_conflict)
+        with store.transaction() as backend, backend.page_cache(IMPORT_CACHE_KIB):
+            plan = _Plan(backend, on_conflict)
             for record in validated:
                 try:
                     plan.add(record, report)

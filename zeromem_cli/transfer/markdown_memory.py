@@ -32,7 +32,7 @@ memory gives its key, tags, importance, pinned flag and dates, and nothing is im
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +76,7 @@ class _Block:
 class _Parsed:
     blocks: list[_Block]
     imports: list[tuple[int, str]]  # (line, what follows the @)
+    directives: set[int] = field(default_factory=set)  # lines that are only imports: no text
 
 
 # -- lines --------------------------------------------------------------------------------------
@@ -168,6 +169,7 @@ def parse_blocks(text: str, *, imports_on: bool = False, items_win: bool = False
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     blocks: list[_Block] = []
     imports: list[tuple[int, str]] = []
+    directives: set[int] = set()
     headings: list[tuple[int, str]] = []  # (level, label)
     current: _Block | None = None
     fence: tuple[str, int] | None = None  # a code fence standing alone: skipped
@@ -219,6 +221,7 @@ def parse_blocks(text: str, *, imports_on: bool = False, items_win: bool = False
         targets = import_targets(line)
         imports.extend((line_no, target) for target in targets)
         if targets and imports_on and not _IMPORT.sub("", _CODE_SPAN.sub("x", line)).strip():
+            directives.add(line_no)
             continue
         indent = _indent(line)
         item = current if current is not None and current.item_column is not None else None
@@ -268,7 +271,7 @@ def parse_blocks(text: str, *, imports_on: bool = False, items_win: bool = False
         assert current is not None
         current.lines.append(line.strip())
     close()
-    return _Parsed(blocks, imports)
+    return _Parsed(blocks, imports, directives)
 
 
 def _fence(line: str) -> tuple[str, int] | None:
@@ -377,7 +380,10 @@ def read_markdown(fmt: str, path: Path | None, text: str) -> MemoryFilePlan:
         for line_no, target in parsed.imports:
             found = _resolve(target, folder)
             at = f"{where} {line_no}: @{target}"
-            if found is None:
+            if found is None and line_no in parsed.directives:
+                # #33: the note said "kept as text" of a line no record holds
+                plan.notes.append(f"{at}: no such file, not read (the line is only imports)")
+            elif found is None:
                 plan.notes.append(f"{at}: no such file, kept as text")
             elif found in chain:
                 plan.notes.append(f"{at}: an import cycle, not followed again")

@@ -166,21 +166,33 @@ def _open(
     session of both unless isolated. Injection adds the user's project-less memories
     (``pack(inherit=True)``): never another project's. ``read_only``: the run only injects,
     so a database on read-only media opens read-only."""
-    from zeromem_cli.projects import AUTO, resolve_project
+    from zeromem_cli.owner import resolve_owner
+    from zeromem_cli.requests import StoreSettings
 
     isolate = config.get("scope.isolate_sessions") if where.isolate is None else where.isolate
+    owner = resolve_owner(
+        where.user,
+        where.agent,
+        where.session,
+        where.project,
+        cwd=payload.cwd or None,
+    )
     return opener(
         path,
-        user=where.user,
-        agent=where.agent,
-        session=where.session,
-        project=resolve_project(where.project or AUTO, payload.cwd or None),
+        user=owner.user,
+        agent=owner.agent,
+        session=owner.session,
+        project=owner.project,
         isolate=isolate,
-        max_content_bytes=config.get("add.max_content_bytes"),
-        max_tags=config.get("add.max_tags"),
-        max_tag_chars=config.get("add.max_tag_chars"),
         key_file=where.key_file,
         read_only="auto" if read_only else False,
+        # Hooks log nothing: the operations log is for what a person or agent asked.
+        # Injecting reads with semantic recall; capturing writes without vectors (embedding
+        # a transcript's memories would risk the hook's time limit): ``zeromem index`` and
+        # ``gc`` embed them.
+        settings=StoreSettings.from_config(config, log=False)._replace(
+            semantic=config.get("search.semantic") if read_only else "off"
+        ),
     )
 
 

@@ -1,10 +1,17 @@
-"""The hard time limit of a hook run: past ``hooks.timeout_ms`` the process ends, exit 0.
+"""The hard time limit of a hook run: past ``hooks.timeout_ms`` of work the process ends, exit 0.
 
-A timer thread, not a signal: SQLite waiting on a lock (its busy timeout is 30 s) sleeps in C,
-where a Python signal handler would not run until it returns; the thread runs meanwhile,
-because sqlite3 releases the GIL while it waits. When the time is up the thread writes the
-harness's "nothing" answer and one line on stderr, then ``os._exit(0)``: no buffer is flushed,
-so no partial answer ever reaches stdout, and an open write transaction simply rolls back.
+What is limited is the run's own work, its CPU time (``time.process_time``): a loaded machine
+that gives the hook a slower share of its cores must not drop the injection. A run that
+waits without working (SQLite waiting on another process's lock: its busy timeout is 30 s) is
+limited by wall time instead, two seconds past the limit (a machine at load 16 stretched a
+100k-memory session start to 2.5 s of wall time for well under its CPU limit): under the
+timeout ``setup`` writes for the harness (``setup.targets``: the limit plus three seconds).
+
+A thread, not a signal: SQLite waiting on a lock sleeps in C, where a Python signal handler
+would not run until it returns; the thread runs meanwhile, because sqlite3 releases the GIL
+while it waits. When the time is up the thread writes the harness's "nothing" answer and one
+line on stderr, then ``os._exit(0)``: no buffer is flushed, so no partial answer ever reaches
+stdout, and an open write transaction simply rolls back.
 
 The answer is written under a lock that the run takes before it prints its own: either the run
 prints its answer or the watchdog prints nothing, never both.
@@ -14,6 +21,12 @@ from __future__ import annotations
 
 import os
 import threading
+import time
+
+# How often the watchdog looks at the clocks, in seconds.
+TICK = 0.05
+# Wall time allowed past the CPU limit, in seconds (a run waiting on a lock).
+WALL_GRACE = 2.0
 
 
 class Watchdog:
@@ -21,21 +34,34 @@ class Watchdog:
         self._nothing = nothing
         self._label = label
         self.answer_lock = threading.Lock()
-        self._timer = threading.Timer(seconds, self._expire)
-        self._timer.daemon = True
         self._seconds = seconds
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
 
     def start(self) -> Watchdog:
-        self._timer.start()
+        self._cpu_start = time.process_time()
+        self._wall_start = time.monotonic()
+        self._thread.start()
         return self
 
     def cancel(self) -> None:
-        self._timer.cancel()
+        self._done.set()
 
-    def _expire(self) -> None:
+    def _watch(self) -> None:
+        while not self._done.wait(TICK):
+            cpu = time.process_time() - self._cpu_start
+            wall = time.monotonic() - self._wall_start
+            if cpu > self._seconds:
+                self._expire("of work")
+                return
+            if wall > self._seconds + WALL_GRACE:
+                self._expire(f"waiting ({wall * 1000:.0f} ms in all)")
+                return
+
+    def _expire(self, what: str) -> None:
         if not self.answer_lock.acquire(blocking=False):
             return  # the run is printing its answer: let it finish
-        line = f"zeromem hook {self._label}: timed out after {self._seconds * 1000:.0f} ms\n"
+        line = f"zeromem hook {self._label}: timed out after {self._seconds * 1000:.0f} ms {what}\n"
         try:
             if self._nothing:
                 os.write(1, self._nothing.encode())

@@ -1,12 +1,14 @@
 """The entries zeromem writes into a harness's files, and how it recognises them again.
 
 A hook entry runs ``<zeromem> hook <harness> <event>`` with the scope options given to setup;
-the MCP server entry runs ``<zeromem> mcp`` with the same options. ``<zeromem>`` is the
-absolute path of the running console script (a harness started from a desktop may not share
-the shell's PATH), else ``zeromem``; ``--command`` overrides it. An entry is zeromem's when its
-command runs a program named ``zeromem`` (or ``python -m zeromem_cli``) whose next arguments
-are ``hook <harness>`` or ``mcp``: that, not the exact text, is what an update replaces and an
-uninstall removes, so a moved install or a changed scope is still recognised.
+the MCP server entry runs ``<zeromem> mcp`` with the same options. In a user's files
+``<zeromem>`` is the absolute path of the running console script (a harness started from a
+desktop may not share the shell's PATH), else ``zeromem``; in a project's files, which a team
+commits, it is ``zeromem`` from PATH (no machine's path); ``--command`` overrides both. An entry
+is zeromem's when its command runs a program named ``zeromem`` (or ``python -m zeromem_cli``)
+whose next arguments are ``hook <harness>`` or ``mcp``: that, not the exact text, is what an
+update replaces and an uninstall removes, so a moved install or a changed scope is still
+recognised.
 """
 
 from __future__ import annotations
@@ -21,11 +23,17 @@ _PROGRAMS = {"zeromem", "zeromem.exe"}
 
 
 class Scope(NamedTuple):
-    """The store options every entry passes on."""
+    """The store options every entry passes on, and ``home``: the ``ZEROMEM_HOME`` setup ran
+    with, carried into a user's entries (as an environment variable) so that the harness's
+    zeromem finds the same config and database."""
 
     db: str | None = None
     user: str | None = None
     agent: str | None = None
+    home: str | None = None
+
+    def env(self) -> dict[str, str]:
+        return {"ZEROMEM_HOME": self.home} if self.home else {}
 
     def args(self) -> list[str]:
         found: list[str] = []
@@ -47,7 +55,10 @@ def program(override: str | None = None) -> list[str]:
 
 
 def hook_command(base: list[str], harness: str, event: str, scope: Scope) -> str:
-    return shlex.join([*base, "hook", harness, event, *scope.args()])
+    """The hook's shell command; ``env NAME=value`` first when the scope carries a home
+    (``env`` works whether the harness runs it through a shell or directly)."""
+    prefix = ["env", *(f"{k}={v}" for k, v in scope.env().items())] if scope.env() else []
+    return shlex.join([*prefix, *base, "hook", harness, event, *scope.args()])
 
 
 def mcp_entry(base: list[str], scope: Scope) -> tuple[str, list[str]]:

@@ -1,12 +1,13 @@
 """File changes as a plan: shown as a unified diff, or applied with a backup and an atomic write.
 
-A change holds the file's text before and after (None: absent). Applying it first copies the
-existing file to ``<name>.zeromem-<UTC time>.bak`` next to it, then writes the new text to a
-temporary file in the same folder and renames it over the old one, keeping its permissions, so
-a crash leaves either the old file or the new one (``files.write_file``: a settings file that
-is a symlink keeps its link, a device or FIFO is written through, with no backup). A change
-to None (an uninstall that empties a file zeromem created) removes the file, after the same
-backup.
+A change holds the file's text before and after (None: absent). Applying it to a user's file
+first copies the existing file to ``<name>.zeromem-<UTC time>.bak`` next to it (a project's
+files are under version control, and an uninstall leaves nothing behind: no backup there), then
+writes the new text to a temporary file in the same folder and renames it over the old one,
+keeping its permissions, so a crash leaves either the old file or the new one
+(``files.write_file``: a settings file that is a symlink keeps its link, a device or FIFO is
+written through, with no backup). A change to None (an uninstall that empties a file zeromem
+created) removes the file, after the same backup.
 """
 
 from __future__ import annotations
@@ -64,20 +65,23 @@ def backup_name(path: Path, now: datetime | None = None) -> Path:
     return candidate
 
 
-def apply(change: FileChange) -> Path | None:
-    """Carry out one change; the backup's path (None when the file did not exist)."""
+def apply(change: FileChange, *, backup: bool = True) -> Path | None:
+    """Carry out one change; the backup's path (None when the file did not exist, or
+    ``backup`` is off: a project's files are under version control, and an uninstall must
+    leave nothing behind)."""
     path = change.path
-    backup = None
+    saved = None
     mode = None
     if is_regular(path):  # a device or FIFO is neither copied nor replaced (files.write_file)
-        backup = backup_name(path)
-        shutil.copy2(path, backup)
+        if backup:
+            saved = backup_name(path)
+            shutil.copy2(path, saved)
         mode = path.stat().st_mode & 0o777
     if change.after is None:
-        if backup is not None:  # only a regular file zeromem wrote is removed
+        if mode is not None:  # only a regular file zeromem wrote is removed
             path.unlink(missing_ok=True)
-        return backup
+        return saved
     after = change.after
     path.parent.mkdir(parents=True, exist_ok=True)
     write_file(path, lambda handle: handle.write(after), mode=mode or 0o644)
-    return backup
+    return saved

@@ -73,7 +73,7 @@ def plan(
         return isinstance(handler, dict) and is_hook_command(handler.get("command"), harness)
 
     commands = {event: hook_command(program, harness, event, scope) for event in EVENTS}
-    wanted_handlers = handlers(harness, commands, timeout_ms)
+    wanted_handlers = handlers(harness, commands, timeout_ms) if files.hooks is not None else {}
 
     def hooks(data: dict[str, Any]) -> None:
         if wanted.hooks:
@@ -81,7 +81,8 @@ def plan(
         else:
             jsonfile.remove_hooks(data, ours)
 
-    edit(files.hooks, _json_edit(hooks, str(files.hooks)))
+    if files.hooks is not None:
+        edit(files.hooks, _json_edit(hooks, str(files.hooks)))
 
     command, args = mcp_entry(program, scope)
 
@@ -93,7 +94,7 @@ def plan(
         def servers(data: dict[str, Any]) -> None:
             if wanted.mcp:
                 warning = jsonfile.merge_server(
-                    data, SERVER, server_entry(harness, command, args), server_ours
+                    data, SERVER, server_entry(harness, command, args, scope.env()), server_ours
                 )
                 if warning:
                     warnings.append(f"{files.mcp}: {warning}")
@@ -107,7 +108,7 @@ def plan(
             if not wanted.mcp:
                 return tomlfile.remove_server(text, str(files.mcp), SERVER, is_mcp_entry)
             result, warning = tomlfile.merge_server(
-                text, str(files.mcp), SERVER, command, args, is_mcp_entry
+                text, str(files.mcp), SERVER, command, args, is_mcp_entry, scope.env()
             )
             if warning:
                 warnings.append(f"{files.mcp}: {warning}")
@@ -115,9 +116,10 @@ def plan(
 
         edit(files.mcp, toml)
 
-    edit(
-        files.instructions,
-        instructions.merge if wanted.instructions else instructions.remove,
-    )
+    if files.instructions is not None:
+        edit(
+            files.instructions,
+            instructions.merge if wanted.instructions else instructions.remove,
+        )
     changes = [FileChange(path, originals[path], current[path]) for path in current]
     return [change for change in changes if change.changed], warnings

@@ -8,10 +8,14 @@
   ``AGENTS.md``.
 - Gemini CLI: hooks and MCP server both in ``~/.gemini/settings.json``, instructions in
   ``~/.gemini/GEMINI.md``; for a project ``.gemini/settings.json`` and ``GEMINI.md``.
+- Cursor: the MCP server only, in ``~/.cursor/mcp.json`` or a project's ``.cursor/mcp.json``
+  (``mcpServers``: command, args, env, as Cursor's MCP documentation gives them).
 
 ``CLAUDE_CONFIG_DIR`` moves Claude Code's user files, ``CODEX_HOME`` Codex's, as those tools do.
-Hook timeouts leave the hook's own limit (``hooks.timeout_ms``) room to end first; Codex caps a
-``SessionEnd`` hook at 3 s. Gemini CLI counts timeouts in milliseconds, the others in seconds.
+Hook timeouts leave the hook's own limits (``hooks.timeout_ms`` of CPU, two seconds more of
+wall time) room to end first; Codex clamps a ``SessionEnd`` hook to 3 s, so that one is
+written as 3 (the Stop hook has captured each turn before it). Gemini CLI counts timeouts in
+milliseconds, the others in seconds.
 """
 
 from __future__ import annotations
@@ -26,11 +30,15 @@ from zeromem_cli.integrations.harnesses import EVENTS, HARNESSES
 SERVER = "zeromem"
 
 
+# Harnesses setup knows that take only the MCP server (no hooks, no instruction file).
+MCP_ONLY = ("cursor",)
+
+
 class Target(NamedTuple):
-    hooks: Path
+    hooks: Path | None  # None: the harness takes no hooks
     mcp: Path
     mcp_format: str  # json or toml
-    instructions: Path
+    instructions: Path | None
 
 
 def _home() -> Path:
@@ -60,6 +68,9 @@ def target(harness: str, project: Path | None) -> Target:
         home = os.environ.get("CODEX_HOME")
         folder = Path(home).expanduser() if home else _home() / ".codex"
         return Target(folder / "hooks.json", folder / "config.toml", "toml", folder / "AGENTS.md")
+    if harness == "cursor":
+        base = project if project is not None else _home()
+        return Target(None, base / ".cursor" / "mcp.json", "json", None)
     if harness == "gemini":
         base = project if project is not None else _home()
         settings = base / ".gemini" / "settings.json"
@@ -70,13 +81,15 @@ def target(harness: str, project: Path | None) -> Target:
 
 def handlers(harness: str, commands: dict[str, str], timeout_ms: int) -> dict[str, Any]:
     """Harness event name -> zeromem's handler for it."""
-    seconds = math.ceil(timeout_ms / 1000) + 2
+    # Room past the hook's own limits (its CPU limit, and the wall time the watchdog allows
+    # past it, hooks.watchdog.WALL_GRACE) so that the hook always ends first.
+    seconds = math.ceil(timeout_ms / 1000) + 3
     found: dict[str, Any] = {}
     for event in EVENTS:
         name = HARNESSES[harness].event_name(event)
         handler: dict[str, Any] = {"type": "command", "command": commands[event]}
         if harness == "gemini":
-            handler = {**handler, "name": f"zeromem-{event}", "timeout": timeout_ms + 2000}
+            handler = {**handler, "name": f"zeromem-{event}", "timeout": timeout_ms + 3000}
         elif harness == "codex" and event == "session-end":
             handler["timeout"] = min(seconds, 3)
         else:
@@ -85,7 +98,12 @@ def handlers(harness: str, commands: dict[str, str], timeout_ms: int) -> dict[st
     return found
 
 
-def server_entry(harness: str, command: str, args: list[str]) -> dict[str, Any]:
+def server_entry(
+    harness: str, command: str, args: list[str], env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    entry: dict[str, Any] = {"command": command, "args": args}
     if harness == "claude-code":
-        return {"type": "stdio", "command": command, "args": args}
-    return {"command": command, "args": args}
+        entry = {"type": "stdio", **entry}
+    if env:
+        entry["env"] = dict(env)
+    return entry

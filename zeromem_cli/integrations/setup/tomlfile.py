@@ -40,15 +40,27 @@ def _valid(text: str) -> bool:
     return True
 
 
-def _block(server: str, command: str, args: list[str]) -> str:
+def _block(server: str, command: str, args: list[str], env: dict[str, str]) -> str:
     # json.dumps writes a valid TOML basic string for any text (TOML's escapes are JSON's).
     values = ", ".join(json.dumps(a, ensure_ascii=False) for a in args)
     program = json.dumps(command, ensure_ascii=False)
-    return f"[{TABLE}.{server}]\ncommand = {program}\nargs = [{values}]\n"
+    block = f"[{TABLE}.{server}]\ncommand = {program}\nargs = [{values}]\n"
+    if env:
+        pairs = ", ".join(
+            f"{json.dumps(k)} = {json.dumps(v, ensure_ascii=False)}" for k, v in env.items()
+        )
+        block += f"env = {{ {pairs} }}\n"
+    return block
 
 
 def merge_server(
-    text: str | None, name: str, server: str, command: str, args: list[str], is_ours: Any
+    text: str | None,
+    name: str,
+    server: str,
+    command: str,
+    args: list[str],
+    is_ours: Any,
+    env: dict[str, str] | None = None,
 ) -> tuple[str, str | None]:
     """(new text, warning) with zeromem's MCP server entry in it."""
     text = text or ""
@@ -61,9 +73,14 @@ def merge_server(
         if current.get("command") != command or list(current.get("args", [])) != args:
             current["command"] = command
             current["args"] = args
+        if dict(current.get("env", {})) != (env or {}):
+            if env:
+                current["env"] = dict(env)
+            elif "env" in current:
+                del current["env"]
         return _parse_dump(doc), None
     base = text if not text or text.endswith("\n") else text + "\n"
-    appended = (base + "\n" if base.strip() else "") + _block(server, command, args)
+    appended = (base + "\n" if base.strip() else "") + _block(server, command, args, env or {})
     if _valid(appended):
         return appended, None
     # An inline `mcp_servers = {...}` cannot be extended by a table header: edit it instead.
@@ -72,7 +89,7 @@ def merge_server(
     if servers is None:
         doc[TABLE] = tomlkit.table(is_super_table=True)
         servers = doc[TABLE]
-    servers[server] = {"command": command, "args": args}
+    servers[server] = {"command": command, "args": args, **({"env": dict(env)} if env else {})}
     return _parse_dump(doc), None
 
 

@@ -2,12 +2,13 @@
 
 Each line is ``{"timestamp", "type", "payload"}``. What the person typed is an ``event_msg``
 whose payload type is ``user_message`` (``payload.message``); the assistant's reply is
-``agent_message``. The same turn also appears as a ``response_item`` message, next to items
-Codex injects itself with role ``user`` (AGENTS.md instructions, ``<environment_context>``), so
-response items are read only from logs that have no ``event_msg`` records at all (older
-versions); ``flags["events"]`` remembers across incremental reads that this log has them.
-Tool calls and their output (``function_call``, ``function_call_output``...) and reasoning are
-never messages.
+``agent_message``. Codex 0.171 logs them instead as ``item_completed`` events whose ``item`` is
+a ``UserMessage`` or an ``AgentMessage`` (``content``: text parts); both forms are read. The
+same turn also appears as a ``response_item`` message, next to items Codex injects itself with
+role ``user`` (AGENTS.md instructions, ``<environment_context>``), so response items are read
+only from logs that have no ``event_msg`` records at all (older versions); ``flags["events"]``
+remembers across incremental reads that this log has them. Tool calls and their output
+(``function_call``, ``function_call_output``...) and reasoning are never messages.
 """
 
 from __future__ import annotations
@@ -42,8 +43,21 @@ def _parts(content: Any) -> str:
     return "\n".join(texts)
 
 
+_ITEM_ROLES = {"UserMessage": "user", "AgentMessage": "assistant"}
+
+
 def _event(payload: dict[str, Any]) -> tuple[str, str] | None:
     kind = payload.get("type")
+    if kind == "item_completed":  # Codex 0.171: a finished turn item
+        item = payload.get("item")
+        role = _ITEM_ROLES.get(item.get("type", "")) if isinstance(item, dict) else None
+        if role is None or not isinstance(item, dict):
+            return None
+        content = [
+            {**part, "type": "text"} if isinstance(part, dict) else part
+            for part in item.get("content") or []
+        ]
+        return role, _parts(content)
     text = payload.get("message")
     if kind not in ("user_message", "agent_message") or not isinstance(text, str):
         return None

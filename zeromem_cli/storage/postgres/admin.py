@@ -35,6 +35,14 @@ def initialize(url: str, members: tuple[str, ...] = ()) -> dict[str, Any]:
                     conn.execute(
                         f"GRANT SELECT ON store_meta, zeromem_schema, fts_totals TO {quoted}"
                     )
+                    conn.execute(  # semantic recall's vectors (row security as memories')
+                        "GRANT SELECT, INSERT, UPDATE, DELETE ON vector_blocks, memory_vectors "
+                        f"TO {quoted}"
+                    )
+                    sequence = conn.execute(
+                        "SELECT pg_get_serial_sequence('vector_blocks', 'id') AS s"
+                    ).fetchone()["s"]
+                    conn.execute(f"GRANT USAGE ON SEQUENCE {sequence} TO {quoted}")
                     for table in _TABLES:
                         sequence = conn.execute(
                             "SELECT pg_get_serial_sequence(%s, 'id') AS s", (table,)

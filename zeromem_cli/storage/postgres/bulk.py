@@ -9,7 +9,7 @@ from typing import Any
 
 from zeromem_cli.errors import StoreError
 from zeromem_cli.models import Memory, Scope
-from zeromem_cli.storage.postgres import index
+from zeromem_cli.storage.postgres import index, vectors
 from zeromem_cli.storage.postgres.memories import _unique_violation, archive_version
 from zeromem_cli.storage.postgres.sql import M_COLUMNS, scope_clause
 from zeromem_cli.storage.records import COLUMNS, HISTORY_COLUMNS, ImportConflict, to_memory
@@ -80,6 +80,7 @@ def trash(conn: Any, scope: Scope, *, reason: str | None, limit: int | None) -> 
 def delete_for_good(conn: Any, ids: Iterable[int]) -> int:
     """Delete the rows and history of ``ids`` (the index vector is part of the row)."""
     wanted = sorted(set(ids))
+    vectors.drop_blocks_holding(conn, wanted)  # before the rows: their places cascade away
     conn.execute("DELETE FROM memory_history WHERE memory_id = ANY(%s)", (wanted,))
     return int(conn.execute("DELETE FROM memories WHERE id = ANY(%s)", (wanted,)).rowcount)
 
@@ -95,7 +96,10 @@ def vacuum(conn: Any) -> None:
     may: PostgreSQL would skip them for anyone else with a mere warning."""
     if not owns_tables(conn):
         raise StoreError("gc --vacuum on a PostgreSQL store must run as the owner of its tables")
-    conn.execute("VACUUM FULL memories, memory_history, operations_log, fts_totals")
+    conn.execute(
+        "VACUUM FULL memories, memory_history, operations_log, fts_totals, vector_blocks, "
+        "memory_vectors"
+    )
 
 
 def owns_tables(conn: Any) -> bool:

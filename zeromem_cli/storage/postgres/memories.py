@@ -13,7 +13,13 @@ from typing import Any
 
 from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.storage.postgres import index
-from zeromem_cli.storage.postgres.sql import M_COLUMNS, filter_clause, scope_params, scope_sql
+from zeromem_cli.storage.postgres.sql import (
+    M_COLUMNS,
+    filter_clause,
+    scope_clause,
+    scope_params,
+    scope_sql,
+)
 from zeromem_cli.storage.records import KeyTaken, Row, to_memory
 from zeromem_cli.times import from_iso, to_iso
 
@@ -197,20 +203,21 @@ def has_id(conn: Any, scope: Scope, memory_id: int) -> bool:
     return row is not None
 
 
-def ids_by_uid_prefix(conn: Any, scope: Scope, hex_prefix: str, limit: int) -> list[int]:
+def ids_by_uid_prefix(conn: Any, scope: Scope | None, hex_prefix: str, limit: int) -> list[int]:
     """As SQLite's: a range of the uid index (bytea compares bytewise), or a text uid given in
     full."""
     low = bytes.fromhex(hex_prefix.ljust(32, "0"))
     high = bytes.fromhex(hex_prefix.ljust(32, "f"))
+    where, params = scope_clause(scope)
     rows = conn.execute(
         "SELECT m.id FROM memories m WHERE (m.uid BETWEEN %(low)s AND %(high)s "
-        f"OR m.uid = %(text)s) AND {scope_sql(scope)} ORDER BY m.id LIMIT %(limit)s",
+        f"OR m.uid = %(text)s) AND {where} ORDER BY m.id LIMIT %(limit)s",
         {
             "low": low,
             "high": high,
             "text": hex_prefix.encode(),
             "limit": limit,
-            **scope_params(scope),
+            **params,
         },
     ).fetchall()
     return [int(r["id"]) for r in rows]

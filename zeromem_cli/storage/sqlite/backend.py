@@ -258,7 +258,7 @@ class SqliteBackend(Backend):
     def has_id(self, scope: Scope, memory_id: int) -> bool:
         return memories.has_id(self.conn, scope, memory_id)
 
-    def ids_by_uid_prefix(self, scope: Scope, hex_prefix: str, limit: int) -> list[int]:
+    def ids_by_uid_prefix(self, scope: Scope | None, hex_prefix: str, limit: int) -> list[int]:
         return memories.ids_by_uid_prefix(self.conn, scope, hex_prefix, limit)
 
     def fetch(self, memory_id: int) -> Memory:
@@ -351,3 +351,98 @@ class SqliteBackend(Backend):
         from zeromem_cli.storage.sqlite import oplog
 
         return oplog.totals(self.conn)
+
+    # -- semantic recall's vectors ----------------------------------------------------------
+
+    def vector_model(self) -> str | None:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.model(self.conn)
+
+    def set_vector_model(self, name: str) -> None:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.set_model(self.conn, name)
+
+    def clear_vectors(self) -> None:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.clear(self.conn)
+
+    def vectors_fingerprint(self) -> tuple[int, int] | None:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.fingerprint(self.conn)
+
+    def owner_blocks(self, owners: Sequence[tuple[str, str]]) -> list[tuple[bytes, bytes, bytes]]:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.owner_blocks(self.conn, owners)
+
+    def block_of(self, memory_id: int) -> Row | None:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.block_of(self.conn, memory_id)
+
+    def open_block(self, user: str, project: str) -> Row | None:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.open_block(self.conn, user, project)
+
+    def save_block(
+        self,
+        block_id: int | None,
+        owner: tuple[str, str],
+        size: int,
+        blobs: tuple[bytes, bytes, bytes],
+    ) -> int:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.save_block(self.conn, block_id, owner, size, blobs)
+
+    def place_vectors(self, entries: Iterable[tuple[int, int, int]]) -> None:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.place(self.conn, entries)
+
+    def unplace_vectors(self, ids: Sequence[int]) -> dict[int, list[int]]:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.unplace(self.conn, ids)
+
+    def vector_block(self, block_id: int) -> Row | None:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.block(self.conn, block_id)
+
+    def visible_rows(
+        self, scope: Scope, now: datetime, filters: Filters, ids: Sequence[int]
+    ) -> dict[int, Row]:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.visible(self.conn, scope, now, filters, ids)
+
+    def unembedded(self, after: int, limit: int, scope: Scope | None = None) -> list[Row]:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.unembedded(self.conn, after, limit, scope)
+
+    def content_hashes(self, ids: Sequence[int]) -> dict[int, int]:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.content_hashes(self.conn, ids)
+
+    def drop_blocks_holding(self, ids: Sequence[int]) -> int:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.drop_blocks_holding(self.conn, ids)
+
+    def vector_coverage(self, scope: Scope | None, now: datetime) -> tuple[int, int]:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.coverage(self.conn, scope, now)
+
+    def vector_bytes(self) -> int:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.stored_bytes(self.conn)

@@ -18,7 +18,7 @@ from typing import Any
 
 from zeromem_cli.models import Memory, Scope
 from zeromem_cli.storage.records import COLUMNS, HISTORY_COLUMNS, ImportConflict
-from zeromem_cli.storage.sqlite import db, fts
+from zeromem_cli.storage.sqlite import db, fts, vectors
 from zeromem_cli.storage.sqlite.memories import archive_version, to_memory
 from zeromem_cli.storage.sqlite.sql import scope_clause
 from zeromem_cli.storage.uids import uid_to_db
@@ -115,6 +115,7 @@ def delete_for_good(conn: sqlite3.Connection, ids: Iterable[int]) -> int:
         ).fetchall()
         for row in rows:
             fts.unindex_row(conn, row)
+        vectors.drop_blocks_holding(conn, [row["id"] for row in rows])
         conn.execute(
             "DELETE FROM memory_history WHERE memory_id IN (SELECT value FROM json_each(?))",
             (chunk,),

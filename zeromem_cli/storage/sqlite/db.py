@@ -136,17 +136,18 @@ def can_write(path: Path) -> bool:
 def _read_only_uri(path: Path) -> str:
     """The URI of a read-only connection (``mode=ro``).
 
-    ``immutable=1`` is added only when neither the file nor its folder can be written and no
-    ``-wal`` file exists: read-only media, a snapshot. A WAL-mode database needs its ``-shm``
-    file even to read, and in such a folder no one can create it, so SQLite must be told
-    that the file cannot change (no locks, no shared memory). Were a ``-wal`` there, it would
-    hold committed pages that an immutable open ignores, and a writable file or folder means
-    another process may still write it while we read: in both cases plain ``mode=ro`` is the
-    honest open.
+    ``immutable=1`` is added only when the folder cannot be written and no ``-wal`` file
+    exists: read-only media, a snapshot, a writable file in a read-only folder (#33). A
+    WAL-mode database needs its ``-shm`` file even to read, and in such a folder it cannot be
+    created, so SQLite must be told that the file cannot change (no locks, no shared memory);
+    with no ``-wal`` there, no WAL writer is at work on it. Were a ``-wal`` there, it would
+    hold committed pages that an immutable open ignores, and a writable folder means another
+    process may still write it while we read: in both cases plain ``mode=ro`` is the honest
+    open.
     """
     query = "mode=ro"
     wal = path.with_name(path.name + "-wal")
-    if not os.access(path, os.W_OK) and not os.access(path.parent, os.W_OK) and not wal.exists():
+    if not os.access(path.parent, os.W_OK) and not wal.exists():
         query += "&immutable=1"
     return f"{path.resolve().as_uri()}?{query}"
 
@@ -170,7 +171,10 @@ def connect(
             f"{path} is not encrypted, but a key is configured ({key.source}): "
             "run `zeromem encrypt` to encrypt it, or unset the key"
         )
-    if state == "encrypted" and key is None and ask_keyring:
+    if key is None and ask_keyring and (state == "encrypted" or (state == "new" and not read_only)):
+        # A store created while a key is in the OS keyring (`zeromem key store`) is
+        # encrypted from the start, as with a key file or ZEROMEM_KEY (#33: it was created
+        # in plain text).
         from zeromem_cli.keys import from_keyring
 
         key = from_keyring()
@@ -210,6 +214,32 @@ def connect(
                 f"cannot write {path}: the database or its folder is read-only"
             ) from None
         raise map_error(exc, path) from None
+    return conn
+
+
+# The copy ``zeromem encrypt/decrypt/rekey`` writes beside the store (``storage.convert``).
+CONVERT_SUFFIX = ".zeromem-convert"
+
+
+def remove_stale_copy(path: Path) -> None:
+    """Remove what a killed ``encrypt``/``decrypt``/``rekey`` left beside the store: after
+    ``decrypt`` that copy is the memories in plain text (#33). Called once the store is open
+    and migrated, which a running conversion's exclusive lock would have made wait: a copy
+    still there then is stale. Best effort: a folder that cannot be written keeps it."""
+    copy = path.with_name(path.name + CONVERT_SUFFIX)
+    for leftover in (copy, copy.with_name(copy.name + "-journal")):
+        try:
+            leftover.unlink()
+        except OSError:
+            pass
+
+
+def connect_empty() -> sqlite3.Connection:
+    """An empty store in memory, nothing on disk: what a read of the default store sees
+    before anything was written (a read never creates a database or its folders)."""
+    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA foreign_keys=ON")
     return conn
 
 
@@ -264,6 +294,11 @@ def map_error(exc: Exception, path: Path | str) -> StoreError:
         return StoreError(f"cannot use {path}: disk I/O error (is the disk full?)")
     if "readonly" in lowered or "read-only" in lowered:
         return StoreError(f"cannot write {path}: the database or its folder is read-only")
+    if "vtable constructor failed" in lowered:
+        return StoreError(
+            f"the search index of {path} is damaged ({text}): `zeromem export` still reads "
+            "every memory; export them (-o FILE) and import them into a new store"
+        )
     if "not a database" in lowered or "malformed" in lowered:
         return StoreError(f"{path} is not a valid SQLite database ({text})")
     if "unable to open" in lowered:

@@ -17,7 +17,7 @@ from typing import Any
 from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.storage.records import KeyTaken, Row, to_memory
 from zeromem_cli.storage.sqlite import db, fts
-from zeromem_cli.storage.sqlite.sql import filter_clause, scope_params, scope_sql
+from zeromem_cli.storage.sqlite.sql import filter_clause, scope_clause, scope_params, scope_sql
 from zeromem_cli.times import from_iso, to_iso
 
 # -- reads ----------------------------------------------------------------------------------------
@@ -65,9 +65,13 @@ def newest_first(
 ) -> list[Memory]:
     """The memories of ``scope`` that ``filters`` admit, newest first, at most ``limit``."""
     where, params = filter_clause(filters, now)
+    # A key names one or a few rows: find them through the key index, then sort them ("+"
+    # keeps the planner from walking the whole scope newest first through the time index,
+    # as it did: #33, ingest's look-up per keyed memory grew with the store).
+    order = "+m.created_at" if filters.key is not None else "m.created_at"
     sql = (
         f"SELECT m.* FROM memories m WHERE {scope_sql(scope)} AND {where} "
-        "ORDER BY m.created_at DESC, m.id DESC"
+        f"ORDER BY {order} DESC, m.id DESC"
     )
     if limit is not None:
         sql += " LIMIT :limit"
@@ -214,17 +218,19 @@ def has_id(conn: sqlite3.Connection, scope: Scope, memory_id: int) -> bool:
 
 
 def ids_by_uid_prefix(
-    conn: sqlite3.Connection, scope: Scope, hex_prefix: str, limit: int
+    conn: sqlite3.Connection, scope: Scope | None, hex_prefix: str, limit: int
 ) -> list[int]:
-    """Ids of the memories of ``scope`` (any state) whose uid starts with ``hex_prefix``
-    (lower-case hex digits, no dashes), at most ``limit``: a range of the uid index, since a
-    stored uid is its 16 bytes. A uid kept as text (never a UUID) matches only in full."""
+    """Ids of the memories of ``scope`` (None: any scope; any state) whose uid starts with
+    ``hex_prefix`` (lower-case hex digits, no dashes), at most ``limit``: a range of the uid
+    index, since a stored uid is its 16 bytes. A uid kept as text (never a UUID) matches only
+    in full."""
     low = bytes.fromhex(hex_prefix.ljust(32, "0"))
     high = bytes.fromhex(hex_prefix.ljust(32, "f"))
+    where, params = scope_clause(scope)
     rows = conn.execute(
         f"SELECT m.id FROM memories m WHERE (m.uid BETWEEN :low AND :high OR m.uid = :text) "
-        f"AND {scope_sql(scope)} ORDER BY m.id LIMIT :limit",
-        {"low": low, "high": high, "text": hex_prefix, "limit": limit, **scope_params(scope)},
+        f"AND {where} ORDER BY m.id LIMIT :limit",
+        {"low": low, "high": high, "text": hex_prefix, "limit": limit, **params},
     ).fetchall()
     return [int(r["id"]) for r in rows]
 

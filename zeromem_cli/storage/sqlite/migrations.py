@@ -212,6 +212,33 @@ def m008_project_scope(conn: sqlite3.Connection) -> None:
     )
 
 
+def m009_memory_vectors(conn: sqlite3.Connection) -> None:
+    """Vectors of the semantic extra (``storage.sqlite.vectors`` describes the layout): blocks
+    of one owner's vectors, and where each memory's vector is, of which content version.
+    Empty until a model writes them; a store used without the extra keeps them empty."""
+    run_script(
+        conn,
+        """
+        CREATE TABLE vector_blocks (
+            id INTEGER PRIMARY KEY,
+            user TEXT NOT NULL,
+            project TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            ids BLOB NOT NULL,
+            scales BLOB NOT NULL,
+            vectors BLOB NOT NULL
+        );
+        CREATE INDEX idx_vector_blocks_owner ON vector_blocks(user, project, size);
+        CREATE TABLE memory_vectors (
+            memory_id INTEGER PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE,
+            block_id INTEGER NOT NULL,
+            content_hash INTEGER NOT NULL
+        );
+        CREATE INDEX idx_memory_vectors_block ON memory_vectors(block_id);
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_deleted_reason,
@@ -221,6 +248,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m006_pinned_rank_index,
     m007_uid_blob,
     m008_project_scope,
+    m009_memory_vectors,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

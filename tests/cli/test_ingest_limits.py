@@ -1,0 +1,59 @@
+"""Ingest checks sizes before it works (#33): stdin for `ingest -`, `pack -` and `search -`
+is capped as for `add -` (one byte past the cap is read, not the whole input); a file over
+ingest's cap is refused before it is read; a sentence too long to be a memory is skipped
+before the rules run. Ingest writes in batches and lists no near-duplicates, with the same
+outcome as one write at a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Run, as_json
+from zeromem_cli.cli import ingest as ingest_command
+
+
+@pytest.mark.parametrize("argv", [("add", "-"), ("pack", "-"), ("search", "-")])
+def test_stdin_over_the_cap_is_refused(cli: Run, argv: tuple[str, ...]) -> None:
+    cli("add", "a first memory")
+    result = cli(*argv, input=b"word " * 20_000)  # 100,000 bytes > 64 KiB
+    assert result.exit_code == 2 and "over the limit of 65536 bytes" in result.stderr
+
+
+def test_ingest_stdin_and_files_over_the_cap_are_refused(
+    cli: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ingest_command, "MAX_INGEST_BYTES", 1000)
+    result = cli("ingest", "-", input=b"remember that the door code is 4711\n" * 100)
+    assert result.exit_code == 2 and "over the limit of 1000 bytes" in result.stderr
+    big = tmp_path / "big.txt"
+    big.write_text("remember that the door code is 4711\n" * 100)
+    result = cli("ingest", str(big))
+    assert result.exit_code == 2 and "over the limit of 1000 bytes" in result.stderr
+
+
+def test_a_huge_sentence_is_skipped_and_the_rest_ingested(cli: Run, tmp_path: Path) -> None:
+    text = tmp_path / "chat.txt"
+    text.write_text(
+        "remember that " + "very " * 20_000 + "long\nremember that the door code is 4711\n"
+    )
+    result = cli("ingest", str(text), "--format", "text")
+    assert result.exit_code == 0, result.stderr
+    assert [m["content"] for m in as_json(cli("list", "--json"))] == ["the door code is 4711"]
+
+
+def test_batched_ingest_keeps_keys_duplicates_and_forgets(cli: Run, tmp_path: Path) -> None:
+    words = [f"{a}{b}" for a in "bcdfghklmnprst" for b in ("ax", "el", "is", "ov", "un")]
+    lines = [f"my favourite {w} is item{n}" for n, w in enumerate(words * 9)]  # 630: 2 batches
+    lines += ["my favourite bax is pebbles", "remember that otters hold hands"] * 2
+    lines += ["forget my favourite cel"]
+    chat = tmp_path / "chat.txt"
+    chat.write_text("\n".join(lines) + "\n")
+    report = as_json(cli("ingest", str(chat), "--format", "text", "--json"))
+    summary = report["summary"]
+    assert (summary["added"], summary["forgotten"]) == (len(words) + 1, 1)
+    assert summary["updated"] == len(words) * 8 + 1 and summary["duplicate"] == 2
+    stored = {m["key"]: m["content"] for m in as_json(cli("list", "-n", "1000", "--json"))}
+    assert stored["favourite_bax"] == "my favourite bax is pebbles"
+    assert "favourite_cel" not in stored and len(stored) == len(words)  # + otters, - cel

