@@ -50,7 +50,7 @@ def test_every_vector_carries_its_words_in_its_block(pg_url: str) -> None:
         assert {"server", "stage"} <= words and "deploi" not in words
         assert blocks == {f"~{block}~{w}" for w in words}
         # No query reaches a block lexeme: a prefix matches the word only, counted once.
-        found = store.search('"serv"*', fts=True)
+        found = store.search("serv:*", fts=True)
         assert [m.id for m in found] == [far.id]
 
 
@@ -201,7 +201,7 @@ def test_counting_a_common_word_stops_in_its_newest_blocks(
 def test_fts_conjunctions_use_the_newest_blocks_too(
     spread: MemoryStore, monkeypatch: pytest.MonkeyPatch, calls: list[recent.Blocks | None]
 ) -> None:
-    for expression, in_newest_blocks in [("alpha AND gamma", True), ("alpha beta", False)]:
+    for expression, in_newest_blocks in [("alpha & gamma", True), ("alpha & beta", False)]:
         calls.clear()
         got = [m.id for m in spread.search(expression, limit=20, fts=True)]
         assert len(got) == 20 and calls and calls[0] is not None, expression
@@ -210,8 +210,8 @@ def test_fts_conjunctions_use_the_newest_blocks_too(
             patched.setattr(recent, "MOST", 0.0)
             assert got == [m.id for m in spread.search(expression, limit=20, fts=True)]
     calls.clear()
-    spread.search("alpha OR gamma", fts=True)  # an OR: no word is required
-    spread.search("alpha NOT gamma", fts=True)
+    spread.search("alpha | gamma", fts=True)  # an OR: no word is required
+    spread.search("alpha & !gamma", fts=True)
     assert calls == []
 
 

@@ -110,3 +110,31 @@ def test_a_sqlite_store_never_loads_the_postgres_side(tmp_path: object) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+_SQLITE_SEARCH = {
+    f"zeromem_cli.storage.sqlite.{name}"
+    for name in ("fts", "match", "candidates", "window", "migrations", "db", "backend")
+}
+
+
+def test_the_postgres_backend_runs_no_fts5() -> None:
+    """The PostgreSQL backend runs no FTS5: it imports neither ``sqlite3`` nor the SQLite
+    backend's search, index or schema modules (the index is cut by ``text.tokens``, ``--fts``
+    is read by the server). A shared constant (the vectors' block size) may come from there."""
+    offenders = []
+    for path in sorted((PACKAGE / "storage" / "postgres").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            offenders += [
+                f"{path.name}: {name}"
+                for name in names
+                if name == "sqlite3" or name in _SQLITE_SEARCH
+            ]
+    assert offenders == []

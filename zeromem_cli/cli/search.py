@@ -44,7 +44,11 @@ def search(
     ] = None,
     include_expired: IncludeExpiredOption = False,
     fts: Annotated[
-        bool, typer.Option("--fts", help="QUERY is a raw FTS5 expression (power users).")
+        bool,
+        typer.Option(
+            "--fts",
+            help="QUERY is your own expression: FTS5 syntax (tsquery on PostgreSQL).",
+        ),
     ] = False,
     as_of: AsOfOption = None,
     semantic: SemanticOption = None,

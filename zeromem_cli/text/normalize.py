@@ -161,6 +161,14 @@ def fold(text: str) -> str:
     return _LATIN_ACCENTED.compiled.sub(lambda m: _strip_accents(m.group(0)), text)
 
 
+def fold_accents(text: str) -> str:
+    """``text`` with the accents of Latin letters removed (``é`` -> ``e``), case kept, as
+    unicode61's ``remove_diacritics`` treats them (``text.tokens``)."""
+    if text.isascii():
+        return text
+    return _LATIN_ACCENTED.sub(lambda m: _strip_accents(m.group(0)), text)
+
+
 @functools.lru_cache(maxsize=1024)
 def _strip_accents(char: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))

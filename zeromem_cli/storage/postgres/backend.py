@@ -197,9 +197,10 @@ class PostgresBackend(Backend):
     def expression_candidates(
         self, expression: str, scope: Scope, filters: Filters, now: datetime, pool: int
     ) -> list[tuple[Row, float]]:
-        from zeromem_cli.storage.postgres.expression import parse
+        from zeromem_cli.storage.postgres.match import expression as compile_expression
 
-        return lexical.ranked(self.conn, scope, now, parse(expression), filters, pool)
+        parsed = compile_expression(self.conn, expression)
+        return lexical.ranked(self.conn, scope, now, parsed, filters, pool)
 
     # -- the search index ----------------------------------------------------
     def optimize(self) -> None:

@@ -1,20 +1,22 @@
 """Search candidates on PostgreSQL: memories matching a compiled query (``postgres.match``:
-a ``tsquery`` and its phrases), ranked by BM25 computed in SQL from term statistics, with the
-parameters and column weights the SQLite backend's FTS5 ranks with (so both backends order
-the same memories alike: ``tests/postgres/test_ranking.py``).
+a ``tsquery`` and its phrases), ranked by BM25 computed by the server from PostgreSQL's own
+statistics, in the statement that finds the matches.
 
-FTS5's ``bm25()`` (k1 1.2, b 0.75, column weights ``BM25_WEIGHTS``): for each phrase, an IDF
-``log((N - n + 0.5) / (n + 0.5))`` (at least 1e-6) over the N indexed rows and the n matching
-it, times ``f (k1 + 1) / (f + k1 (1 - b + b len / avglen))`` where f is the phrase's weighted
-count in the row (each occurrence counts its column's weight) and len the row's token count.
-The server computes it, in the statement that finds the matches: the IDFs and the average
-length are parameters, f is ``ts_rank_cd`` of the phrase's one lexeme (see ``_RANK_WEIGHTS``),
-and only the best rows come back (reading every match's vector back into Python cost most of a
-search: ``python -m benchmarks.postgres``). ``ts_rank`` itself is not BM25 and ranks too
-differently for the same re-scoring to apply (``python -m benchmarks.retrieval --backend
-both`` shows both backends side by side).
+Why BM25 and not ``ts_rank``/``ts_rank_cd``: those weigh every query word alike (no inverse
+document frequency), and zeromem's ranking rests on BM25's weights; measured on LoCoMo they
+fall outside the 0.01 both backends must stay within (docs/backends.md, "Scoring on
+PostgreSQL"). The BM25 is the plain one, with the parameters and column weights SQLite's
+ranks with (so both backends give the same memories the same scores:
+``tests/postgres/test_ranking.py``): for each phrase an IDF ``log((N - n + 0.5) / (n + 0.5))``
+(at least 1e-6) over the N indexed rows (the ``fts_totals`` running sums) and the n matching
+it (counted up to ``COUNT_CAP``, past that ANALYZE's most common lexemes), times
+``f (k1 + 1) / (f + k1 (1 - b + b len / avglen))``, k1 1.2, b 0.75, where f is
+``ts_rank_cd`` of the phrase's lexeme without normalisation (exactly its weighted count in
+the row: see ``_RANK_WEIGHTS``) and len the row's ``fts_len``. Only the best rows come back
+(reading every match's vector back into Python cost most of a search: ``python -m
+benchmarks.postgres``).
 
-One difference stays: a phrase of several tokens is counted by its first token's occurrences
+One approximation: a phrase of several tokens is counted by its first token's occurrences
 (the match itself is exact, through the ``tsquery`` phrase operator).
 """
 
@@ -39,8 +41,7 @@ from zeromem_cli.storage.postgres.sql import (
     scope_params,
     scope_sql,
 )
-from zeromem_cli.storage.query import BM25_WEIGHTS, Match, exact_forms
-from zeromem_cli.storage.sqlite.window import LARGE
+from zeromem_cli.storage.query import BM25_WEIGHTS, LARGE, Match, exact_forms
 from zeromem_cli.text.query import Term
 
 K1, B = 1.2, 0.75

@@ -1,26 +1,24 @@
-"""The search index on PostgreSQL: the same tokens FTS5 indexes, as a ``tsvector``.
+"""The search index on PostgreSQL: each memory's tokens (``text.tokens``) as a ``tsvector``.
 
 zeromem computes each memory's index text in Python (``text.normalize.index_text``: CJK runs as
-bigrams, words segmented); SQLite's FTS5 then cuts it with ``porter unicode61
-remove_diacritics 2``. To index exactly the same tokens here, that tokenizer is run in-process,
-on an in-memory FTS5 table (SQLite is in the standard library), and its tokens become a
-``tsvector`` literal, never re-parsed by a PostgreSQL text search configuration. Columns are
-told apart by weight (key A, category B, tags C, content D), with a gap of positions between
-them so a phrase never spans two columns; BM25's column weights are read back from the labels.
+grams, words segmented) and cuts it into tokens in Python too (``text.tokens``: words folded
+and stemmed as SQLite's FTS5 tokenizer does), so both backends index the same tokens and
+PostgreSQL needs no FTS5. The tokens become a ``tsvector`` literal, never re-parsed by a
+PostgreSQL text search configuration. Columns are told apart by weight (key A, category B,
+tags C, content D), with a gap of positions between them so a phrase never spans two columns;
+BM25's column weights are read back from the labels.
 
 Queries arrive structured (``storage.query.Match``) and become a ``tsquery`` of ``Phrase``s in
-``postgres.match``; only ``search --fts`` brings an FTS5 expression (``postgres.expression``).
+``postgres.match``; ``search --fts`` brings the user's own ``tsquery`` (``match.expression``).
 """
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from zeromem_cli.storage.sqlite.migrations import FTS_TOKENIZER
 from zeromem_cli.text.normalize import index_text
+from zeromem_cli.text.tokens import tokens
 
 # Columns in position order: (name, weight label). Short columns first, content last, so
 # positions stay below tsvector's limit (16383) for all but the longest contents.
@@ -32,37 +30,10 @@ _MAX_TOKEN_CHARS = 500  # a lexeme may hold 2046 bytes: longer tokens are cut (b
 # (content, tags, category, key).
 WEIGHT_OF_LABEL = {"D": 1.0, "C": 2.0, "B": 1.5, "A": 3.0}
 
-_lock = threading.Lock()
-_tokenizer: sqlite3.Connection | None = None
-
-
-def _open_tokenizer() -> sqlite3.Connection:
-    global _tokenizer
-    if _tokenizer is None:
-        conn = sqlite3.connect(":memory:", check_same_thread=False)
-        conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(c, tokenize='{FTS_TOKENIZER}')")
-        conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
-        _tokenizer = conn
-    return _tokenizer
-
 
 def tokenize(texts: Sequence[str]) -> list[list[str]]:
-    """FTS5's tokens of each text (already index text), in order."""
-    out: list[list[str]] = [[] for _ in texts]
-    if not texts:
-        return out
-    with _lock:
-        conn = _open_tokenizer()
-        conn.execute("BEGIN")
-        try:
-            conn.executemany(
-                "INSERT INTO t(rowid, c) VALUES (?, ?)", ((n, t) for n, t in enumerate(texts, 1))
-            )
-            for doc, term in conn.execute('SELECT doc, term FROM v ORDER BY doc, "offset"'):
-                out[doc - 1].append(term[:_MAX_TOKEN_CHARS])
-        finally:
-            conn.execute("ROLLBACK")
-    return out
+    """The tokens of each text (already index text), in order."""
+    return [[token[:_MAX_TOKEN_CHARS] for token in tokens(text)] for text in texts]
 
 
 def _lexeme(token: str) -> str:
