@@ -311,6 +311,19 @@ def m007_strict_history_and_oplog(conn: Any) -> None:
         conn.execute(statement)
 
 
+def m008_key_first_index(conn: Any) -> None:
+    """The live-key index with the key right after the owner (SQLite's migration 10): a
+    look-up by key constrains user, project and key, not agent and session, and walked every
+    keyed memory of the owner with the key last (#33). Same columns, same uniqueness (an
+    ``ON CONFLICT`` names them in any order)."""
+    for statement in (
+        "DROP INDEX IF EXISTS memories_live_key",
+        'CREATE UNIQUE INDEX memories_live_key ON memories ("user", project, key, agent, '
+        "session) WHERE key IS NOT NULL AND deleted_at IS NULL",
+    ):
+        conn.execute(statement)
+
+
 MIGRATIONS: list[Callable[[Any], None]] = [
     m001_initial,
     m002_row_security,
@@ -319,6 +332,7 @@ MIGRATIONS: list[Callable[[Any], None]] = [
     m005_recent_lexemes,
     m006_memory_vectors,
     m007_strict_history_and_oplog,
+    m008_key_first_index,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 
