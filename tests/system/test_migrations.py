@@ -395,7 +395,6 @@ def test_previous_schema_gains_the_project_scope_and_no_memory_changes_owner(
     assert "idx_memories_scope_hash" not in index_names(path)
 
 
-
 def _key_plans(store: MemoryStore, key: str) -> list[str]:
     """The query plans of the store's own look-ups by key (``list --key``, a keyed write)."""
     conn = store.connection
