@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zeromem_cli.ingest.formats import Message
-from zeromem_cli.ingest.rules import Rule
+from zeromem_cli.ingest.rules import SENTENCE_SCRIPTS, Rule
 from zeromem_cli.text.normalize import has_cjk
 from zeromem_cli.text.query import query_terms
 
@@ -380,8 +380,9 @@ def extract_sentence(
         return []
     taken: list[tuple[int, int]] = []
     found: list[Candidate] = []
+    absent = {name for name, held in SENTENCE_SCRIPTS.items() if not held.search(sentence)}
     for rule in rules:
-        if not rule.enabled or role not in rule.roles:
+        if not rule.enabled or role not in rule.roles or (absent and absent & rule.scripts):
             continue
         for match in rule.regex.finditer(sentence):
             span = match.span()
