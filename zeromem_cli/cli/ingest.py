@@ -7,7 +7,7 @@ message (stderr); the details (``--dry-run`` plan, ``--json``) are data (stdout)
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -19,6 +19,9 @@ from zeromem_cli.cli.options import (
     store_options,
 )
 from zeromem_cli.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from zeromem_cli.ingest import IngestReport
 
 # The largest input `ingest` reads (a file or stdin), checked before reading it.
 MAX_INGEST_BYTES = 64 * 1024 * 1024
@@ -179,9 +182,12 @@ def ingest(
                     # auto: the project of the directory the session worked in
                     project_given=(where.project or "auto").strip().lower() != "auto",
                 )
+            # Vectors are left to `zeromem index` / gc, as for `import`: embedding one
+            # memory at a time would set ingest's speed (docs/ingest.md).
             report.items += apply_candidates(
-                target, found, dry_run=dry_run, tags=tag, category=category, ttl=ttl
+                target, found, dry_run=dry_run, tags=tag, category=category, ttl=ttl, embed=False
             )
+        unembedded = 0 if dry_run or not store.semantic.wanted() else _written(report)
     for item in report.items:
         if item.action == "error":
             from zeromem_cli.text.secrets import mask_secrets
@@ -194,3 +200,14 @@ def ingest(
         render.ingest_items(report.items, dry_run=True)
     if not quiet:
         render.message(report.summary())
+        if unembedded:
+            render.message(
+                f"{unembedded} written memories are found by words until `zeromem index` "
+                "(or gc) embeds them for semantic recall"
+            )
+
+
+def _written(report: "IngestReport") -> int:
+    """Memories the report added or changed: the ones without a vector of their text."""
+    counts = report.counts()
+    return counts["added"] + counts["updated"]
