@@ -151,14 +151,16 @@ def ingest(
     parsed = [parse_input(_read_source(source), fmt) for source in sources]
     found_in = []
     messages = mined = empty = 0
-    for part in parsed:
+    for source, part in zip(sources, parsed, strict=True):
         if part.format == "kv":
             found, skipped = extract_kv(part.records, category="fact", key_prefix=key_prefix)
             messages += len(part.records)
             mined += len(part.records)
             empty += skipped
         else:
-            found = extract_messages(part.messages, rules, mined_roles)
+            oversized: list[tuple[int, int]] = []
+            found = extract_messages(part.messages, rules, mined_roles, oversized=oversized)
+            _warn_oversized(source, oversized)
             messages += len(part.messages)
             chosen = [m for m in part.messages if m.role in mined_roles]
             mined += len(chosen)
@@ -205,6 +207,18 @@ def ingest(
                 f"{unembedded} written memories are found by words until `zeromem index` "
                 "(or gc) embeds them for semantic recall"
             )
+
+
+def _warn_oversized(source: str, oversized: list[tuple[int, int]]) -> None:
+    """Say which sentences were too long to be a memory, and so were not mined."""
+    from zeromem_cli.ingest.extract import MAX_SENTENCE_CHARS
+
+    where = "stdin" if source == "-" else source
+    for message, length in oversized:
+        render.warning(
+            f"skipped a sentence of {length:,} characters in message {message + 1} of {where}: "
+            f"over the {MAX_SENTENCE_CHARS:,} ingest mines (no memory is that long)"
+        )
 
 
 def _written(report: "IngestReport") -> int:

@@ -444,12 +444,16 @@ def extract_text(
     role: str = "user",
     message: int = 0,
     rejected: list[Rejection] | None = None,
+    oversized: list[tuple[int, int]] | None = None,
 ) -> list[Candidate]:
-    """Candidates of one message, without repeats."""
+    """Candidates of one message, without repeats. A sentence over ``MAX_SENTENCE_CHARS`` is
+    skipped, and told to ``oversized`` as (message, its length) for the caller to say so."""
     seen: set[tuple[str, str, str | None]] = set()
     found: list[Candidate] = []
     for sentence in split_sentences(text):
         if len(sentence) > MAX_SENTENCE_CHARS:
+            if oversized is not None:
+                oversized.append((message, len(sentence)))
             continue  # could not be stored: not worth running every rule over (#33)
         for candidate in extract_sentence(
             sentence, rules, role=role, message=message, rejected=rejected
@@ -466,8 +470,10 @@ def extract_messages(
     rules: Sequence[Rule],
     roles: Sequence[str] = ("user",),
     rejected: list[Rejection] | None = None,
+    oversized: list[tuple[int, int]] | None = None,
 ) -> list[Candidate]:
-    """Candidates of every message whose role is in ``roles``, in input order."""
+    """Candidates of every message whose role is in ``roles``, in input order (``oversized``:
+    ``extract_text``'s)."""
     found: list[Candidate] = []
     for message in messages:
         if message.role in roles:
@@ -478,6 +484,7 @@ def extract_messages(
                     role=message.role,
                     message=message.index,
                     rejected=rejected,
+                    oversized=oversized,
                 )
             )
     return found
