@@ -62,8 +62,11 @@ def run(*args: str) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def main() -> None:
-    sizes = [int(a) for a in sys.argv[1:]] or [10_000, 50_000, 100_000]
+def main(argv: list[str] | None = None) -> list[tuple[int, float, float]]:
+    """Print the table; return (lines, ingest lines/s of CPU, its rerun's) per size."""
+    args = sys.argv[1:] if argv is None else argv
+    sizes = [int(a) for a in args] or [10_000, 50_000, 100_000]
+    rates = []
     head = (
         "lines", "ingest wall s", "ingest CPU s", "lines/s wall", "lines/s CPU",
         "again lines/s CPU", "baseline: import lines/s CPU", "target lines/s", "load avg",
@@ -84,6 +87,8 @@ def main() -> None:
                 f"{count:,} | {wall:.1f} | {cpu:.1f} | {count / wall:,.0f} | {count / cpu:,.0f} | "
                 f"{count / again:,.0f} | {count / imported:,.0f} | >= {TARGET:,} | {load:.1f}"
             )
+            rates.append((count, count / cpu, count / again))
+    return rates
 
 
 if __name__ == "__main__":
