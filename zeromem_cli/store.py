@@ -537,6 +537,11 @@ class MemoryStore:
         ``near=False`` skips looking for near-duplicates to list in ``similar`` (a search per
         write: most of a bulk ingest's time); ``merge`` looks for them all the same.
 
+        ``embed=False`` stores no vector now, even with semantic recall on: ``index`` (or
+        ``gc``) embeds the memory later, as it does an imported one; until then it is found
+        by words. For a bulk writer (``ingest``), whose speed embedding one memory at a time
+        would set.
+
         ``created_at`` (import, benchmarks) dates a new memory in the past instead of now; it is
         ignored when the write updates or matches an existing memory.
         """
@@ -574,7 +579,7 @@ class MemoryStore:
         if not asked.allow_secret:
             writes.refuse_secrets(given, scope)
         values = writes.new_values(given, asked.default_category)
-        vector = self._passage_vector(given["content"])
+        vector = self._passage_vector(given["content"]) if asked.embed else None
         with self.transaction() as backend:
             result = writes.write(
                 backend,

@@ -391,3 +391,48 @@ def test_previous_schema_gains_the_project_scope_and_no_memory_changes_owner(
         assert [m.id for m in bob.search("editor")] == [12]
     assert {"idx_memories_owner_created", "idx_memories_owner_hash"} <= index_names(path)
     assert "idx_memories_scope_hash" not in index_names(path)
+
+
+def _key_plans(store: MemoryStore, key: str) -> list[str]:
+    """The query plans of the store's own look-ups by key (``list --key``, a keyed write)."""
+    conn = store.connection
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    try:
+        assert store.list(limit=1, filters=Filters(key=key)), key
+        assert store.write("Weekly report goes out Mondays", key=key).action == "updated"
+    finally:
+        conn.set_trace_callback(None)
+    keyed = [sql for sql in statements if sql.startswith("SELECT") and "m.key =" in sql]
+    assert len(keyed) >= 2, statements
+    return [
+        " | ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql)) for sql in keyed
+    ]
+
+
+def test_previous_schema_gains_the_key_first_index_and_keeps_keys_unique(tmp_path: Path) -> None:
+    """Schema 10 (#33): a key is found through the index by owner and key, not by walking
+    every keyed memory of the owner (agent and session came before the key); one live memory
+    per key and scope holds as before, and two sessions of an owner may each hold one."""
+    path = tmp_path / "v9.db"
+    _database_at(path, MIGRATIONS.index(migrations_module.m010_key_first_index))
+    conn = sqlite3.connect(path)
+    before = [r[2] for r in conn.execute("PRAGMA index_info(idx_memories_live_key)")]
+    conn.close()
+    assert before == ["user", "project", "agent", "session", "key"]
+    with MemoryStore(path) as store:
+        for plan in _key_plans(store, "report"):
+            assert "idx_memories_live_key (user=? AND project=? AND key=?)" in plan, plan
+        assert [m.content for m in store.list(filters=Filters(key="report"))] == [
+            "Weekly report goes out Mondays"
+        ]
+        with pytest.raises(sqlite3.IntegrityError):  # the index still makes keys unique
+            store.connection.execute(
+                "INSERT INTO memories (uid, content, content_hash, key, created_at, updated_at) "
+                "VALUES (x'00', 'a second report', 7, 'report', '2026', '2026')"
+            )
+    for session in ("s1", "s2"):
+        with MemoryStore(path, session=session, isolate=True) as own:
+            own.write(f"report from {session}", key="weekly")
+    with MemoryStore(path) as store:
+        assert len(store.list(filters=Filters(key="weekly"))) == 2

@@ -326,6 +326,19 @@ def m008_python_tokens(conn: Any) -> None:
     )
 
 
+def m009_key_first_index(conn: Any) -> None:
+    """The live-key index with the key right after the owner (SQLite's migration 10): a
+    look-up by key constrains user, project and key, not agent and session, and walked every
+    keyed memory of the owner with the key last (#33). Same columns, same uniqueness (an
+    ``ON CONFLICT`` names them in any order)."""
+    for statement in (
+        "DROP INDEX IF EXISTS memories_live_key",
+        'CREATE UNIQUE INDEX memories_live_key ON memories ("user", project, key, agent, '
+        "session) WHERE key IS NOT NULL AND deleted_at IS NULL",
+    ):
+        conn.execute(statement)
+
+
 MIGRATIONS: list[Callable[[Any], None]] = [
     m001_initial,
     m002_row_security,
@@ -335,6 +348,7 @@ MIGRATIONS: list[Callable[[Any], None]] = [
     m006_memory_vectors,
     m007_strict_history_and_oplog,
     m008_python_tokens,
+    m009_key_first_index,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 
