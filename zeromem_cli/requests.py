@@ -113,6 +113,10 @@ class WriteRequest(NamedTuple):
     # False: do not look for near-duplicates to list in ``similar`` (a search per write: most
     # of a bulk ingest's time); ``merge`` looks for them all the same.
     near: bool = True
+    # False: store no vector now, even with semantic recall on; ``index`` (or ``gc``) embeds
+    # the memory later, as it does an imported one. For a bulk writer (``ingest``), whose
+    # speed embedding one memory at a time would set.
+    embed: bool = True
 
 
 # Progress of a long import: (done, total).

@@ -166,7 +166,7 @@ def fold_accents(text: str) -> str:
     unicode61's ``remove_diacritics`` treats them (``text.tokens``)."""
     if text.isascii():
         return text
-    return _LATIN_ACCENTED.sub(lambda m: _strip_accents(m.group(0)), text)
+    return _LATIN_ACCENTED.compiled.sub(lambda m: _strip_accents(m.group(0)), text)
 
 
 @functools.lru_cache(maxsize=1024)
