@@ -17,6 +17,7 @@ import sys
 import tarfile
 import xml.etree.ElementTree as ET
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
 
@@ -135,11 +136,18 @@ def _outcomes(report: Path) -> Counter[str]:
     return counted
 
 
-@pytest.mark.parametrize("dist", sorted(FILES))
-def test_langgraph_store_suite(dist: str, tmp_path: Path) -> None:
-    outcomes = run_suite(dist, tmp_path)
-    assert outcomes["failed"] == 0
-    assert outcomes["passed"] > 0
+def test_langgraph_store_suite(tmp_path: Path) -> None:
+    """Both packages' suites at once, each in its own pytest: they mostly wait (TTL sleeps,
+    subprocess start-up), so running them side by side keeps CI's wall time down."""
+    for dist in FILES:
+        (tmp_path / dist).mkdir()
+        sources(dist, tmp_path / dist)  # downloads (or skips) here, not in a thread
+    with ThreadPoolExecutor(max_workers=len(FILES)) as pool:
+        runs = {dist: pool.submit(run_suite, dist, tmp_path / dist) for dist in sorted(FILES)}
+    for dist, run in runs.items():
+        outcomes = run.result()
+        assert outcomes["failed"] == 0, dist
+        assert outcomes["passed"] > 0, dist
 
 
 @pytest.mark.postgres

@@ -214,6 +214,22 @@ def test_a_secret_in_an_error_is_never_echoed(tmp_path: Path) -> None:
     assert secret not in line and "[secret:" in line
 
 
+def _wait_until_blocked_reading(pid: int) -> None:
+    """Until the process waits on its stdin pipe (Linux names the kernel function it waits
+    in), so the signal lands in the read on a loaded machine too; without /proc, a pause."""
+    wchan = Path(f"/proc/{pid}/wchan")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if "pipe" in wchan.read_text():
+                time.sleep(0.2)
+                return
+        except OSError:
+            break
+        time.sleep(0.05)
+    time.sleep(3)
+
+
 def test_an_interrupted_hook_exits_0_without_a_traceback(seeded: Path) -> None:
     import signal
 
@@ -226,7 +242,7 @@ def test_an_interrupted_hook_exits_0_without_a_traceback(seeded: Path) -> None:
         stderr=subprocess.PIPE,
         env=env,
     )
-    time.sleep(1.5)  # started and waiting for its input
+    _wait_until_blocked_reading(process.pid)
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=10)
     result = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
