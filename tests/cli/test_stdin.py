@@ -72,10 +72,18 @@ def _wait_until_reading_a_pipe(pid: int) -> None:
         time.sleep(0.05)
     time.sleep(3)
 
+def _ctrl_c_reaches_it() -> None:
+    """In the child: SIGINT back to its default, so Python installs its Ctrl-C handler even
+    when the test run itself was started with SIGINT ignored (a background job of a shell)."""
+    import signal as signals
+
+    signals.signal(signals.SIGINT, signals.SIG_DFL)
+
 
 def test_ctrl_c_in_an_import_says_nothing_was_imported(db_path: Path) -> None:
     process = subprocess.Popen(
         [*ZEROMEM, "import", "-", "--format", "jsonl", "--db", str(db_path)],
+        preexec_fn=_ctrl_c_reaches_it,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -214,6 +214,14 @@ def test_a_secret_in_an_error_is_never_echoed(tmp_path: Path) -> None:
     assert secret not in line and "[secret:" in line
 
 
+def _ctrl_c_reaches_it() -> None:
+    """In the child: SIGINT back to its default, so Python installs its Ctrl-C handler even
+    when the test run itself was started with SIGINT ignored (a background job of a shell)."""
+    import signal as signals
+
+    signals.signal(signals.SIGINT, signals.SIG_DFL)
+
+
 def _wait_until_blocked_reading(pid: int) -> None:
     """Until the process waits on its stdin pipe (Linux names the kernel function it waits
     in), so the signal lands in the read on a loaded machine too; without /proc, a pause."""
@@ -237,6 +245,7 @@ def test_an_interrupted_hook_exits_0_without_a_traceback(seeded: Path) -> None:
     env = hook_env(ZEROMEM_HOOKS_TIMEOUT_MS="20000")
     process = subprocess.Popen(
         [*command, "--db", str(seeded)],
+        preexec_fn=_ctrl_c_reaches_it,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
