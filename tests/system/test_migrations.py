@@ -332,10 +332,13 @@ def test_previous_schema_gains_the_pinned_rank_index_and_keeps_the_order(
     assert "idx_memories_scope_pinned" in index_names(path)
 
     with MemoryStore(path) as store:
-        assert "idx_memories_pinned_rank" in index_names(path)
-        assert "idx_memories_scope_pinned" not in index_names(path)
+        # m006's index, replaced by m010's, which yields the pinned memories in rank order
+        # (the one sort left merges at most the limit's rows of each owner read).
+        assert "idx_memories_owner_rank" in index_names(path)
+        assert not {"idx_memories_scope_pinned", "idx_memories_pinned_rank"} & index_names(path)
         plan = _pinned_plan(store)
-        assert "idx_memories_pinned_rank" in plan and "TEMP B-TREE" not in plan
+        assert "idx_memories_owner_rank (user=? AND project=? AND pinned=?)" in plan
+        assert plan.count("TEMP B-TREE") == 1
         pinned = store.pack_candidates(10, pinned_only=True, pinned_limit=3)
         # Most important first; equal importance: the newer (higher id, same second) first.
         assert [m.content for m in pinned] == ["pinned fact 2", "pinned fact 1", "pinned fact 4"]

@@ -184,25 +184,59 @@ def pack_candidates(
     pinned_only: bool,
 ) -> list[Memory]:
     """The pinned memories (at most ``pinned_limit``, most important first), then (unless
-    ``pinned_only``) up to ``limit`` of the most important and of the most recent ones."""
+    ``pinned_only``) up to ``limit`` of the most important and of the most recent others.
+
+    Each owner ``scope`` reads (its project, and the user's own for ``with_user``) is read in
+    order from ``idx_memories_owner_rank`` (user, project, pinned, importance, updated_at), so
+    LIMIT stops early: sorting whole owners cost most of a session-start hook at 100k memories
+    (``python -m benchmarks.hook_latency``). The most recent come from the same index, the
+    newest of each importance merged (importance is one of eleven values). An isolated scope
+    (one origin's memories) is found through the scope index and sorted."""
     where, params = filter_clause(filters, now)
-    base = f"SELECT m.* FROM memories m WHERE {scope_sql(scope)} AND {where}"
     params.update(limit=limit, pinned_limit=pinned_limit, **scope_params(scope))
-    rows = conn.execute(
-        f"{base} AND m.pinned = 1 "
-        "ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC LIMIT :pinned_limit",
-        params,
-    ).fetchall()
-    if pinned_only:
-        return [to_memory(r) for r in rows]
-    rows += conn.execute(
-        f"{base} ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC LIMIT :limit", params
-    ).fetchall()
-    rows += conn.execute(
-        f"{base} ORDER BY m.updated_at DESC, m.id DESC LIMIT :limit", params
-    ).fetchall()
-    unique = {r["id"]: r for r in rows}
-    return [to_memory(r) for r in unique.values()]
+    if scope.isolate:
+        owners = [f"{scope_sql(scope)} AND {where}"]
+    else:
+        owners = []
+        projects = dict.fromkeys([scope.as_columns()[3], *([""] if scope.with_user else [])])
+        for number, project in enumerate(projects):
+            owners.append(f"m.user = :s_user AND m.project = :o_project{number} AND {where}")
+            params[f"o_project{number}"] = project
+    ranked = "ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC"
+    newest = "ORDER BY m.updated_at DESC, m.id DESC"
+    pinned, important, recent = [], [], []
+    for owner in owners:
+        columns = f"SELECT m.id, m.importance, m.updated_at FROM memories m WHERE {owner}"
+        pinned.append(f"SELECT * FROM ({columns} AND m.pinned = 1 {ranked} LIMIT :pinned_limit)")
+        important.append(f"SELECT * FROM ({columns} AND m.pinned = 0 {ranked} LIMIT :limit)")
+        levels = [f"AND m.importance = {level}" for level in IMPORTANCE_LEVELS]
+        recent += [
+            f"SELECT * FROM ({columns} AND m.pinned = 0 {level} {newest} LIMIT :limit)"
+            for level in (levels if not scope.isolate else [""])
+        ]
+    outer = (
+        "ORDER BY importance DESC, updated_at DESC, id DESC",
+        "ORDER BY updated_at DESC, id DESC",
+    )
+    chosen = [(pinned, outer[0], ":pinned_limit", True)]
+    if not pinned_only:
+        chosen += [(important, outer[0], ":limit", True), (recent, outer[1], ":limit", False)]
+    found: dict[int, Memory] = {}
+    for parts, order, bound, by_importance in chosen:
+        ids = f"SELECT id FROM ({' UNION ALL '.join(parts)}) {order} LIMIT {bound}"
+        rows = conn.execute(f"SELECT m.* FROM memories m WHERE m.id IN ({ids})", params)
+        memories = [to_memory(row) for row in rows]
+        memories.sort(
+            key=lambda m: (m.importance if by_importance else 0, m.updated_at or "", m.id),
+            reverse=True,
+        )
+        for memory in memories:
+            found.setdefault(memory.id, memory)
+    return list(found.values())
+
+
+# Every importance a memory may hold (m001's CHECK constraint), most important first.
+IMPORTANCE_LEVELS = range(10, -1, -1)
 
 
 def pinned_standing(

@@ -239,6 +239,23 @@ def m009_memory_vectors(conn: sqlite3.Connection) -> None:
     )
 
 
+def m010_owner_rank_index(conn: sqlite3.Connection) -> None:
+    """pack without a query (a session-start hook) reads an owner's pinned memories, then its
+    most important and most recent others, at most a pool of each; with no index in the last
+    two orders SQLite sorted every memory of the owner twice (``python -m
+    benchmarks.hook_latency``). This index yields all three in order, so LIMIT stops early
+    (the most recent: the newest of each importance, merged; ``memories.pack_candidates``),
+    and replaces m008's pinned-only one."""
+    run_script(
+        conn,
+        """
+        DROP INDEX IF EXISTS idx_memories_pinned_rank;
+        CREATE INDEX idx_memories_owner_rank
+            ON memories(user, project, pinned, importance, updated_at);
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_deleted_reason,
@@ -249,6 +266,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m007_uid_blob,
     m008_project_scope,
     m009_memory_vectors,
+    m010_owner_rank_index,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 
