@@ -68,7 +68,7 @@ def test_no_query_candidates_are_the_best_of_the_project_and_the_users_own(
     db_path: Path,
 ) -> None:
     """Without a query, pack's candidates are the pinned memories, then the ``pool`` most
-    important and the ``pool`` most recently changed others over the project and the user's
+    important and the ``pool`` most recently changed over the project and the user's
     own memories together, whatever their importance (a memory rewritten by key is recent)."""
     now = [T0]
     alice = MemoryStore(db_path, user="alice", clock=lambda: now[0])
@@ -87,7 +87,7 @@ def test_no_query_candidates_are_the_best_of_the_project_and_the_users_own(
     rewritten = web.write("the deploy target is green", key="deploy", importance=0)
     pinned = alice.add("core: prefers metric units", pinned=True, importance=0)
     result = web.pack(budget=4000, pool=3, inherit=True)
-    readable = [m for m in [*web.list(), *alice.list()] if not m.pinned]
+    readable = [*web.list(), *alice.list()]
     by_importance = sorted(readable, key=lambda m: (m.importance, m.updated_at, m.id))[-3:]
     by_recency = sorted(readable, key=lambda m: (m.updated_at, m.id))[-3:]
     expected = {pinned.id} | {m.id for m in by_importance} | {m.id for m in by_recency}

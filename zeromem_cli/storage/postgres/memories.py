@@ -117,8 +117,6 @@ def pack_candidates(
     pinned_limit: int,
     pinned_only: bool,
 ) -> list[Memory]:
-    """The pinned memories (at most ``pinned_limit``), then up to ``limit`` of the most
-    important and of the most recent others (the SQLite backend's contract)."""
     where, params = filter_clause(filters, now)
     base = f"SELECT {M_COLUMNS} FROM memories m WHERE {scope_sql(scope)} AND {where}"
     params.update(limit=limit, pinned_limit=pinned_limit, **scope_params(scope))
@@ -130,13 +128,11 @@ def pack_candidates(
     if pinned_only:
         return [to_memory(r) for r in rows]
     rows += conn.execute(
-        f"{base} AND m.pinned = 0 "
-        "ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC LIMIT %(limit)s",
+        f"{base} ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC LIMIT %(limit)s",
         params,
     ).fetchall()
     rows += conn.execute(
-        f"{base} AND m.pinned = 0 ORDER BY m.updated_at DESC, m.id DESC LIMIT %(limit)s",
-        params,
+        f"{base} ORDER BY m.updated_at DESC, m.id DESC LIMIT %(limit)s", params
     ).fetchall()
     unique = {r["id"]: r for r in rows}
     return [to_memory(r) for r in unique.values()]
