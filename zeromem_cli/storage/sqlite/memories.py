@@ -145,8 +145,8 @@ def newest_first(
         # The owner's newest of each importance (idx_memories_owner_importance), merged.
         params["limit"] = limit
         ids = _merged([(f"{scope_sql(scope)} AND {where}", "m.created_at")], params)
-        rows = conn.execute(f"SELECT m.* FROM memories m WHERE m.id IN ({ids}) {order}", params)
-        return [to_memory(r) for r in rows.fetchall()]
+        merged = conn.execute(f"SELECT m.* FROM memories m WHERE m.id IN ({ids}) {order}", params)
+        return [to_memory(r) for r in merged.fetchall()]
     # A key names one or a few rows: find them through the key index, then sort them ("+"
     # keeps the planner from walking the whole scope newest first through a time index,
     # as it did: #33, ingest's look-up per keyed memory grew with the store).
