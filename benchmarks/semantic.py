@@ -42,7 +42,7 @@ import numpy as np
 from benchmarks.agent_memory.data import Store, load_stores
 from benchmarks.agent_memory.run import QUESTION_SESSION, _asked_at, _load
 from benchmarks.datasets import REPO
-from zeromem_cli import MemoryStore
+from zeromem_cli import MemoryStore, StoreSettings
 from zeromem_cli.models import Filters
 from zeromem_cli.ranking.factors import semantic_merge
 from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
@@ -104,20 +104,21 @@ def _candidates(
 ) -> tuple[list[tuple[Any, float]], list[tuple[Any, float]], list[str]]:
     """(lexical pairs, dense pairs, content words) as ``MemoryStore.search`` computes them."""
     from zeromem_cli.search import run_search
-    from zeromem_cli.storage.db import read
 
     parsed = parse_query(question)
     vector = store.query_vector(question, True)
     now = store.now()
 
-    def run(conn: Any) -> tuple[list[tuple[Any, float]], list[tuple[Any, float]]]:
+    def run(backend: Any) -> tuple[list[tuple[Any, float]], list[tuple[Any, float]]]:
         lexical = run_search(
-            conn, store.scope, now, parsed, limit=POOL, filters=Filters(), as_of=asked_at
+            backend, store.scope, now, parsed, limit=POOL, filters=Filters(), as_of=asked_at
         )
-        dense = [] if vector is None else nearest(conn, store.scope, now, Filters(), vector, POOL)
+        dense = (
+            [] if vector is None else nearest(backend, store.scope, now, Filters(), vector, POOL)
+        )
         return lexical, dense
 
-    lexical, dense = read(store.connection, store.path, run)
+    lexical, dense = store.backend.read(run)
     return lexical, dense, list(parsed.content)
 
 
@@ -127,7 +128,9 @@ def agent_memory(stores: Sequence[Store], workdir: Path) -> list[Asked]:
         path = workdir / f"{store.name}.db"
         ids = _load(store, path)
         when = _asked_at(store)
-        with MemoryStore(path, session=QUESTION_SESSION, semantic="on") as db:
+        with MemoryStore(
+            path, session=QUESTION_SESSION, settings=StoreSettings(semantic="on")
+        ) as db:
             for question in store.questions:
                 lexical, dense, words = _candidates(db, question.question, when)
                 asked.append(
@@ -251,7 +254,6 @@ class Cached:
 def locomo(workdir: Path, max_conversations: int | None = None) -> list[Asked]:
     from benchmarks.datasets import load_locomo, locomo_held_out
     from benchmarks.retrieval import build_locomo
-    from zeromem_cli.semantic.indexer import index
 
     conversations = load_locomo()
     if conversations is None:
@@ -269,7 +271,7 @@ def locomo(workdir: Path, max_conversations: int | None = None) -> list[Asked]:
     try:
         for number, (conv, store) in enumerate(zip(conversations, stores, strict=True)):
             started = time.perf_counter()
-            index(store, cached)
+            store.index(embedder=cached)
             cached.save()
             print(
                 f"  LoCoMo {number + 1}/{len(conversations)} embedded "
@@ -386,7 +388,7 @@ def costs(tier: int, workdir: Path) -> None:
     # add: in-process, semantic off vs on (vector in the same transaction).
     for mode in ("off", "on"):
         path = workdir / f"add-{mode}.db"
-        with MemoryStore(path, semantic=mode) as store:
+        with MemoryStore(path, settings=StoreSettings(semantic=mode)) as store:
             store.add("warm up the model and the database")
             times = []
             for text in texts[:40]:
@@ -410,7 +412,7 @@ def costs(tier: int, workdir: Path) -> None:
     # The tier: 2,000 real vectors copied with noise; memories written in bulk.
     path = workdir / f"tier-{tier}.db"
     base = np.concatenate([sample, model.passages(texts[128:512])])
-    with MemoryStore(path, semantic="off") as store:
+    with MemoryStore(path, settings=StoreSettings(semantic="off")) as store:
         store.connection.execute("PRAGMA synchronous=OFF")
         with store.transaction():
             for n in range(tier):
@@ -457,7 +459,7 @@ def costs(tier: int, workdir: Path) -> None:
             )
         )
     for mode in ("off", "on"):
-        with MemoryStore(path, semantic=mode) as store:
+        with MemoryStore(path, settings=StoreSettings(semantic=mode)) as store:
             store.search("warm up")
             times = []
             for text in queries:

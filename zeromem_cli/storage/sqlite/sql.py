@@ -14,7 +14,7 @@ from zeromem_cli.times import to_iso
 # the scope indexes.
 OWNER_SQL = "m.user = :s_user AND m.project = :s_project"
 EXACT_SQL = f"{OWNER_SQL} AND m.agent = :s_agent AND m.session = :s_session"
-# The origin index holds only memories with an agent or a session (m010); a read naming one
+# The origin index holds only memories with an agent or a session (m011); a read naming one
 # says so in these words, the only form in which SQLite sees that the index holds its rows.
 ORIGIN_SQL = "(m.agent != '' OR m.session != '')"
 # A project's pack with the user's own memories (``Scope.with_user``): one read, not two.
