@@ -16,6 +16,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from zeromem_cli.storage.sqlite import fts
+from zeromem_cli.storage.sqlite.migrations import LATEST_VERSION
 from zeromem_cli.storage.uids import uid_to_db
 from zeromem_cli.store import MemoryStore
 from zeromem_cli.text.normalize import INDEX_VERSION, content_hash
@@ -230,8 +231,10 @@ def _insert(store: MemoryStore, conn: sqlite3.Connection, batch: list[dict[str, 
 
 
 def cached_database(count: int) -> Path:
-    """The cached database of ``count`` memories, built on first use."""
-    name = f"synthetic-{count}-g{GENERATOR_VERSION}-i{INDEX_VERSION}.db"
+    """The cached database of ``count`` memories, built on first use (named by schema version
+    too: a store of an older schema is migrated when a writer opens it, refused by a read-only
+    hook, and measures the old indexes' footprint)."""
+    name = f"synthetic-{count}-g{GENERATOR_VERSION}-i{INDEX_VERSION}-s{LATEST_VERSION}.db"
     return build_database(CACHE / name, count)
 
 

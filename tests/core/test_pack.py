@@ -64,6 +64,40 @@ def test_no_query_packs_pinned_important_and_recent(db_path: Path) -> None:
     store.close()
 
 
+def test_no_query_candidates_are_the_best_of_the_project_and_the_users_own(
+    db_path: Path,
+) -> None:
+    """Without a query, pack's candidates are the pinned memories, then the ``pool`` most
+    important and the ``pool`` most recently changed over the project and the user's
+    own memories together, whatever their importance (a memory rewritten by key is recent)."""
+    now = [T0]
+    alice = MemoryStore(db_path, user="alice", clock=lambda: now[0])
+    web = MemoryStore(db_path, user="alice", project="web", clock=lambda: now[0])
+    other = MemoryStore(db_path, user="alice", project="api", clock=lambda: now[0])
+    written = []
+    for number in range(40):
+        now[0] = T0 + timedelta(hours=number)
+        store = (alice, web, other)[number % 3]
+        written.append(
+            store.add(f"fact number {number} about topic{number}", importance=number % 11)
+        )
+    now[0] = T0 + timedelta(days=30)
+    rewritten = web.write("the deploy target is blue", key="deploy", importance=0)
+    now[0] = T0 + timedelta(days=31)
+    rewritten = web.write("the deploy target is green", key="deploy", importance=0)
+    pinned = alice.add("core: prefers metric units", pinned=True, importance=0)
+    result = web.pack(budget=4000, pool=3, inherit=True)
+    readable = [*web.list(), *alice.list()]
+    by_importance = sorted(readable, key=lambda m: (m.importance, m.updated_at, m.id))[-3:]
+    by_recency = sorted(readable, key=lambda m: (m.updated_at, m.id))[-3:]
+    expected = {pinned.id} | {m.id for m in by_importance} | {m.id for m in by_recency}
+    assert {c.memory.id for c in result.candidates} == expected
+    assert rewritten.memory.id in expected  # old by id, newest by its change
+    assert not {m.id for m in other.list()} & {c.memory.id for c in result.candidates}
+    for store in (alice, web, other):
+        store.close()
+
+
 def test_weights_change_the_order(store: MemoryStore) -> None:
     store.add("project alpha status is green", importance=0)
     vital = store.add("project alpha deadline moved", importance=10)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -333,7 +334,8 @@ def test_previous_schema_gains_the_pinned_rank_index_and_keeps_the_order(
         assert "idx_memories_pinned_rank" in index_names(path)
         assert "idx_memories_scope_pinned" not in index_names(path)
         plan = _pinned_plan(store)
-        assert "idx_memories_pinned_rank" in plan and "TEMP B-TREE" not in plan
+        # Read in rank order; the one sort merges at most the limit's rows of each owner.
+        assert "idx_memories_pinned_rank" in plan and plan.count("TEMP B-TREE") == 1
         pinned = store._pack_candidates(10, pinned_only=True, pinned_limit=3)
         # Most important first; equal importance: the newer (higher id, same second) first.
         assert [m.content for m in pinned] == ["pinned fact 2", "pinned fact 1", "pinned fact 4"]
@@ -389,7 +391,7 @@ def test_previous_schema_gains_the_project_scope_and_no_memory_changes_owner(
         assert [m.id for m in exact.list()] == [10]  # the old exact scope, on request
     with MemoryStore(path, user="bob") as bob:
         assert [m.id for m in bob.search("editor")] == [12]
-    assert {"idx_memories_owner_created", "idx_memories_owner_hash"} <= index_names(path)
+    assert {"idx_memories_owner_importance", "idx_memories_owner_hash"} <= index_names(path)
     assert "idx_memories_scope_hash" not in index_names(path)
 
 
@@ -436,3 +438,59 @@ def test_previous_schema_gains_the_key_first_index_and_keeps_keys_unique(tmp_pat
             own.write(f"report from {session}", key="weekly")
     with MemoryStore(path) as store:
         assert len(store.list(filters=Filters(key="weekly"))) == 2
+
+
+def _plans(store: MemoryStore, read: Callable[[], object]) -> list[str]:
+    """The query plans of the SELECTs ``read`` runs (the store's own SQL, through EXPLAIN)."""
+    conn = store.connection
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    try:
+        read()
+    finally:
+        conn.set_trace_callback(None)
+    return [
+        " | ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql))
+        for sql in statements
+        if sql.lstrip().upper().startswith("SELECT")
+    ]
+
+
+def test_previous_schema_gains_the_owner_importance_indexes_and_keeps_every_row(
+    tmp_path: Path,
+) -> None:
+    """Schema 11, after schema 10's key-first index: the owner indexes serve pack's and
+    list's orders; every row is kept and the live-key index stays key-first."""
+    path = tmp_path / "old.db"
+    previous = migrations_module.MIGRATIONS[
+        : migrations_module.MIGRATIONS.index(migrations_module.m011_owner_importance_index)
+    ]
+    rows = [(f"fact {n}", int(n == 3), n % 11, None) for n in range(30)]
+    _old_rows(path, previous, rows, datetime(2026, 1, 1, tzinfo=timezone.utc))
+    assert {"idx_memories_owner_created", "idx_memories_scope_created"} <= index_names(path)
+
+    with MemoryStore(path) as store:
+        names = index_names(path)
+        assert {"idx_memories_owner_created", "idx_memories_scope_created"}.isdisjoint(names)
+        assert {
+            "idx_memories_owner_importance",
+            "idx_memories_owner_changed",
+            "idx_memories_origin_created",
+        } <= names
+        assert sorted(m.content for m in store.list()) == sorted(r[0] for r in rows)
+        # Newest first: same second, so the higher id first.
+        assert [m.content for m in store.list(limit=3)] == ["fact 29", "fact 28", "fact 27"]
+        # Without a query, pack reads each owner in order from an index: no sort of a whole
+        # owner, the one sort of each read merges the few rows the ordered reads gave.
+        plans = _plans(store, lambda: store.pack(budget=300, pool=5, touch=False))
+        assert len(plans) == 3  # pinned, most important, most recent
+        for plan in plans:
+            assert "SCAN m " not in plan and plan.count("TEMP B-TREE") == 1, plan
+        assert "idx_memories_owner_importance (user=? AND project=? AND importance=?)" in plans[2]
+        result = store.pack(budget=2000, pool=5, touch=False)
+        assert result.memories[0].content == "fact 3"  # pinned
+        assert "fact 21" in {m.content for m in result.memories}  # importance 10, newest
+    conn = sqlite3.connect(path)
+    live_key = [r[2] for r in conn.execute("PRAGMA index_info(idx_memories_live_key)")]
+    conn.close()
+    assert live_key == ["user", "project", "key", "agent", "session"]  # m010 kept

@@ -184,6 +184,23 @@ def test_mcp_help_and_bad_options_do_not_load_the_sdk(tmp_path: Path) -> None:
         assert not {"mcp", "pydantic", "zeromem_cli.mcp.server"} & loaded, args
 
 
+def test_mcp_over_stdio_loads_no_rich_and_no_cli_rendering(tmp_path: Path) -> None:
+    """The SDK logs through rich when it can import it: the server makes it take its plain
+    fallback instead (``server.plain_logging``), which spares every start rich's imports."""
+    env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
+    result = subprocess.run(
+        [sys.executable, "-c", _PROBE, "mcp", "--db", str(tmp_path / "m.db")],
+        env=env,
+        input="",  # the client goes away at once: the server stops
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded = set(result.stderr.split())
+    assert {"zeromem_cli.mcp.server", "mcp_types"} <= loaded  # the server really started
+    assert not {"rich", "zeromem_cli.cli.render_info"} & loaded
+
+
 # A hook runs through the console script's fast path (entry.py): no Typer at all, and each
 # event only what it uses. The probe writes the module names to a file: stdout is the answer.
 _HOOK_PROBE = (

@@ -17,8 +17,10 @@ processes on the same file wait on SQLite's own lock, within its busy timeout.
 import gc
 import inspect
 import logging
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any, NamedTuple
 
 import anyio.to_thread
@@ -96,6 +98,27 @@ def _scope_params(box: Toolbox) -> list[Param]:
     ]
 
 
+# What the SDK's ``MCPServer`` imports to log through rich when rich is installed (as the CLI
+# has it): ~50 ms of imports and terminal probing at every start, for log lines on stderr.
+RICH_LOGGING = ("rich.console", "rich.logging")
+
+
+@contextmanager
+def plain_logging() -> Iterator[None]:
+    """While the SDK builds the server, rich's logging modules cannot be imported, so the SDK
+    takes its own fallback: a plain ``logging.StreamHandler`` on stderr (``python -m
+    benchmarks.mcp_latency`` times the start). A process that already loaded rich keeps it."""
+    blocked = [name for name in RICH_LOGGING if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # type: ignore[assignment]  # import raises ImportError
+    try:
+        yield
+    finally:
+        for name in blocked:
+            if sys.modules.get(name, 0) is None:
+                del sys.modules[name]
+
+
 class ZeromemServer(MCPServer[Any]):
     """``MCPServer`` with zeromem's tools over one open store (``Toolbox``)."""
 
@@ -105,14 +128,15 @@ class ZeromemServer(MCPServer[Any]):
             from zeromem_cli.mcp.auth import bearer_auth
 
             auth = bearer_auth(options.token, options.issuer)
-        super().__init__(
-            "zeromem",
-            title="zeromem memory",
-            instructions=INSTRUCTIONS,
-            version=__version__,
-            log_level="WARNING",
-            **auth,
-        )
+        with plain_logging():
+            super().__init__(
+                "zeromem",
+                title="zeromem memory",
+                instructions=INSTRUCTIONS,
+                version=__version__,
+                log_level="WARNING",
+                **auth,
+            )
         self.box = box
         self._lock = threading.Lock()
         self._specs: dict[str, ToolSpec] = {}

@@ -20,6 +20,10 @@ from zeromem_cli.storage.sqlite import db, fts
 from zeromem_cli.storage.sqlite.sql import filter_clause, scope_clause, scope_params, scope_sql
 from zeromem_cli.times import from_iso, to_iso
 
+# Every importance a memory may hold (m001's CHECK constraint), most important first.
+IMPORTANCE_LEVELS = range(10, -1, -1)
+
+
 # -- reads ----------------------------------------------------------------------------------------
 
 
@@ -65,19 +69,38 @@ def newest_first(
 ) -> list[Memory]:
     """The memories of ``scope`` that ``filters`` admit, newest first, at most ``limit``."""
     where, params = filter_clause(filters, now)
+    params.update(scope_params(scope))
+    order = "ORDER BY m.created_at DESC, m.id DESC"
+    if limit is not None and filters.key is None and not scope.isolate:
+        # The owner's newest of each importance (idx_memories_owner_importance), merged.
+        params["limit"] = limit
+        ids = _merged([(f"{scope_sql(scope)} AND {where}", "m.created_at")], params)
+        merged = conn.execute(f"SELECT m.* FROM memories m WHERE m.id IN ({ids}) {order}", params)
+        return [to_memory(r) for r in merged.fetchall()]
     # A key names one or a few rows: find them through the key index, then sort them ("+"
-    # keeps the planner from walking the whole scope newest first through the time index,
+    # keeps the planner from walking the whole scope newest first through a time index,
     # as it did: #33, ingest's look-up per keyed memory grew with the store).
-    order = "+m.created_at" if filters.key is not None else "m.created_at"
-    sql = (
-        f"SELECT m.* FROM memories m WHERE {scope_sql(scope)} AND {where} "
-        f"ORDER BY {order} DESC, m.id DESC"
-    )
+    if filters.key is not None:
+        order = "ORDER BY +m.created_at DESC, m.id DESC"
+    sql = f"SELECT m.* FROM memories m WHERE {scope_sql(scope)} AND {where} {order}"
     if limit is not None:
         sql += " LIMIT :limit"
         params["limit"] = limit
-    rows = conn.execute(sql, {**params, **scope_params(scope)}).fetchall()
+    rows = conn.execute(sql, params).fetchall()
     return [to_memory(r) for r in rows]
+
+
+def _merged(streams: list[tuple[str, str]], params: dict[str, Any]) -> str:
+    """The ids of the ``:limit`` newest rows over ``streams`` ((WHERE clause of one user and
+    project, the column of ``m`` it orders by)): the newest of each importance, read in
+    order from an importance index, merged."""
+    parts = [
+        f"SELECT * FROM (SELECT m.id, {stamp} AS stamp FROM memories m WHERE {owner} "
+        f"AND m.importance = {level} ORDER BY {stamp} DESC, m.id DESC LIMIT :limit)"
+        for owner, stamp in streams
+        for level in IMPORTANCE_LEVELS
+    ]
+    return f"SELECT id FROM ({' UNION ALL '.join(parts)}) ORDER BY stamp DESC, id DESC LIMIT :limit"
 
 
 def in_id_order(
@@ -112,25 +135,77 @@ def pack_candidates(
     pinned_only: bool,
 ) -> list[Memory]:
     """The pinned memories (at most ``pinned_limit``, most important first), then (unless
-    ``pinned_only``) up to ``limit`` of the most important and of the most recent ones."""
+    ``pinned_only``) up to ``limit`` of the most important and of the most recently changed.
+
+    Each owner ``scope`` reads (its project, and the user's own for ``with_user``) is read in
+    order, so LIMIT stops early: sorting whole owners cost most of a session-start hook at
+    100k memories (``python -m benchmarks.hook_latency``). A memory never changed since it
+    was written is ranked by its creation in ``idx_memories_owner_importance``; the changed
+    ones are all in ``idx_memories_owner_changed``, by last change. A memory changes only
+    forward in time (``updated_at >= created_at``), so the best ``limit`` of both, merged,
+    hold the best ``limit`` overall. An isolated scope (one origin's few memories) is found
+    through the origin index and sorted."""
     where, params = filter_clause(filters, now)
-    base = f"SELECT m.* FROM memories m WHERE {scope_sql(scope)} AND {where}"
     params.update(limit=limit, pinned_limit=pinned_limit, **scope_params(scope))
-    rows = conn.execute(
-        f"{base} AND m.pinned = 1 "
-        "ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC LIMIT :pinned_limit",
-        params,
-    ).fetchall()
-    if pinned_only:
-        return [to_memory(r) for r in rows]
-    rows += conn.execute(
-        f"{base} ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC LIMIT :limit", params
-    ).fetchall()
-    rows += conn.execute(
-        f"{base} ORDER BY m.updated_at DESC, m.id DESC LIMIT :limit", params
-    ).fetchall()
-    unique = {r["id"]: r for r in rows}
-    return [to_memory(r) for r in unique.values()]
+    ranked = "ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC"
+    if scope.isolate:
+        base = f"SELECT m.* FROM memories m WHERE {scope_sql(scope)} AND {where}"
+        rows = conn.execute(f"{base} AND m.pinned = 1 {ranked} LIMIT :pinned_limit", params)
+        found = rows.fetchall()
+        if not pinned_only:  # "+": sorted, not read in an owner's order filtering the origin
+            found += conn.execute(
+                f"{base} ORDER BY +m.importance DESC, m.updated_at DESC, m.id DESC LIMIT :limit",
+                params,
+            ).fetchall()
+            found += conn.execute(
+                f"{base} ORDER BY +m.updated_at DESC, m.id DESC LIMIT :limit", params
+            ).fetchall()
+        unique = {r["id"]: r for r in found}
+        return [to_memory(r) for r in unique.values()]
+    projects = dict.fromkeys([scope.as_columns()[3], *([""] if scope.with_user else [])])
+    owners = []
+    for number, project in enumerate(projects):
+        params[f"o_project{number}"] = project
+        owners.append(f"m.user = :s_user AND m.project = :o_project{number} AND {where}")
+    pinned = [
+        f"SELECT * FROM (SELECT m.id, m.importance, m.updated_at AS changed FROM memories m "
+        f"WHERE {owner} AND m.pinned = 1 {ranked} LIMIT :pinned_limit)"
+        for owner in owners
+    ]
+    chosen = [
+        f"SELECT id FROM ({' UNION ALL '.join(pinned)}) "
+        "ORDER BY importance DESC, changed DESC, id DESC LIMIT :pinned_limit"
+    ]
+    if not pinned_only:
+        unchanged = [f"{owner} AND m.updated_at = m.created_at" for owner in owners]
+        changed = [f"{owner} AND m.updated_at != m.created_at" for owner in owners]
+        important = [
+            f"SELECT * FROM (SELECT m.id, m.importance, m.{stamp} AS changed FROM memories m "
+            f"WHERE {owner} ORDER BY m.importance DESC, m.{stamp} DESC, m.id DESC LIMIT :limit)"
+            for group, stamp in ((unchanged, "created_at"), (changed, "updated_at"))
+            for owner in group
+        ]
+        chosen.append(
+            f"SELECT id FROM ({' UNION ALL '.join(important)}) "
+            "ORDER BY importance DESC, changed DESC, id DESC LIMIT :limit"
+        )
+        chosen.append(
+            _merged(
+                [(owner, "m.created_at") for owner in unchanged]
+                + [(owner, "m.updated_at") for owner in changed],
+                params,
+            )
+        )
+    memories: dict[int, Memory] = {}
+    for ids in chosen:  # pinned first, most important first: as the caller reads them
+        rows = conn.execute(f"SELECT m.* FROM memories m WHERE m.id IN ({ids})", params)
+        for memory in sorted(map(to_memory, rows), key=_rank, reverse=True):
+            memories.setdefault(memory.id, memory)
+    return list(memories.values())
+
+
+def _rank(memory: Memory) -> tuple[int, str, int]:
+    return (memory.importance, memory.updated_at or "", memory.id)
 
 
 def pinned_standing(
@@ -162,13 +237,13 @@ def by_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> list[Memory]:
 def session_openers(conn: sqlite3.Connection, ids: Iterable[int]) -> set[int]:
     """Of ``ids``, the memories written first in their origin session (no earlier live memory
     of the same user, project, agent and session); memories outside a session never are.
-    One query: each id is an index probe (``idx_memories_scope_created``)."""
+    One query: each id is an index probe (``idx_memories_origin_created``)."""
     rows = conn.execute(
         "SELECT m.id FROM memories m WHERE m.id IN (SELECT value FROM json_each(?)) "
         "AND m.session != '' AND NOT EXISTS (SELECT 1 FROM memories p "
         "WHERE p.user = m.user AND p.project = m.project AND p.agent = m.agent "
-        "AND p.session = m.session AND (p.created_at, p.id) < (m.created_at, m.id) "
-        "AND p.deleted_at IS NULL)",
+        "AND p.session = m.session AND (p.agent != '' OR p.session != '') "
+        "AND (p.created_at, p.id) < (m.created_at, m.id) AND p.deleted_at IS NULL)",
         (json.dumps(list(ids)),),
     ).fetchall()
     return {row[0] for row in rows}

@@ -255,6 +255,35 @@ def m010_key_first_index(conn: sqlite3.Connection) -> None:
     )
 
 
+def m011_owner_importance_index(conn: sqlite3.Connection) -> None:
+    """Indexes that read an owner in pack's orders and fit in less room.
+
+    pack without a query (a session-start hook) reads an owner's most important and most
+    recent memories (by importance, then last change); no index had those orders, so SQLite
+    sorted every memory of the owner twice (``python -m benchmarks.hook_latency``). One
+    index of (user, project, importance, created_at) gives both for every memory never
+    changed since written (its last change is its creation), and a small one holds the
+    changed ones by last change; merged, LIMIT stops early (``memories.pack_candidates``).
+    It replaces the owner's (user, project, created_at) index: newest first is the newest of
+    each importance, merged (importance is one of eleven values). The origin index (agent,
+    session) holds only memories that have an origin: for the others it repeated the owner
+    index (``python -m benchmarks.speed --only footprint``)."""
+    run_script(
+        conn,
+        """
+        DROP INDEX IF EXISTS idx_memories_owner_created;
+        DROP INDEX IF EXISTS idx_memories_scope_created;
+        CREATE INDEX idx_memories_owner_importance
+            ON memories(user, project, importance, created_at);
+        CREATE INDEX idx_memories_owner_changed ON memories(user, project, importance, updated_at)
+            WHERE updated_at != created_at;
+        CREATE INDEX idx_memories_origin_created
+            ON memories(user, project, agent, session, created_at)
+            WHERE agent != '' OR session != '';
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_deleted_reason,
@@ -266,6 +295,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m008_project_scope,
     m009_memory_vectors,
     m010_key_first_index,
+    m011_owner_importance_index,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

@@ -14,6 +14,9 @@ from zeromem_cli.times import to_iso
 # the scope indexes.
 OWNER_SQL = "m.user = :s_user AND m.project = :s_project"
 EXACT_SQL = f"{OWNER_SQL} AND m.agent = :s_agent AND m.session = :s_session"
+# The origin index holds only memories with an agent or a session (m011); a read naming one
+# says so in these words, the only form in which SQLite sees that the index holds its rows.
+ORIGIN_SQL = "(m.agent != '' OR m.session != '')"
 # A project's pack with the user's own memories (``Scope.with_user``): one read, not two.
 WITH_USER_SQL = "m.user = :s_user AND m.project IN (:s_project, '')"
 
@@ -29,7 +32,7 @@ def scope_params(scope: Scope) -> dict[str, str]:
 def scope_sql(scope: Scope) -> str:
     """The clause (over ``memories m``) selecting what ``scope`` reads: ``scope_params``'s."""
     if scope.isolate:
-        return EXACT_SQL
+        return f"{EXACT_SQL} AND {ORIGIN_SQL}" if scope.agent or scope.session else EXACT_SQL
     return WITH_USER_SQL if scope.with_user else OWNER_SQL
 
 
