@@ -332,12 +332,25 @@ class MemoryStore:
         }
         parsed = None if fts else parse_query(query)
         now = self.now()
-        vector = None if parsed is None else self.query_vector(query, semantic)
+        dense = parsed is not None and bool(query.strip()) and self.semantic.wanted(semantic)
+        vectors: builtins.list[Any] = []  # the question's, once computed (a retry reuses it)
 
         def run(conn: Any) -> builtins.list[tuple[Any, float]]:
             if parsed is None:
                 return run_fts_search(conn, self.scope, now, query, **options)
             found = run_search(conn, self.scope, now, parsed, as_of=as_of, **options)
+            if not dense:
+                return found
+            from zeromem_cli.semantic.need import settled
+
+            # The model is loaded only when its hits could change the page.
+            if settled(
+                parsed.content, found, options["filters"], options["limit"], options["ranking"]
+            ):
+                return found
+            if not vectors:
+                vectors.append(self.query_vector(query, semantic))
+            vector = vectors[0]
             if vector is None:
                 return found
             from zeromem_cli.semantic.recall import joined

