@@ -8,10 +8,11 @@ vector, so an interrupted run loses at most one batch of work and a second run p
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from zeromem_cli.errors import NotFoundError
 from zeromem_cli.models import Scope
 from zeromem_cli.semantic import blocks
 from zeromem_cli.semantic.embedder import Embedder
@@ -82,6 +83,51 @@ def index(
             progress(len(rows))
     report.covered, report.total = coverage(store, scope)
     return report
+
+
+def embed_some(
+    store: Any,
+    embedder: Embedder,
+    memory_ids: Sequence[int],
+    keep_going: Callable[[], bool],
+    *,
+    batch: int = 4,
+) -> int:
+    """Embed these memories of ``store``'s scope (just written without a vector: a harness
+    hook's capture), newest first, a small batch at a time while ``keep_going()``; the
+    number embedded. What is left waits for ``index`` or ``gc`` and is found by words."""
+    embedded = 0
+    wanted = sorted(dict.fromkeys(memory_ids), reverse=True)
+    for start in range(0, len(wanted), batch):
+        if not keep_going():
+            break
+        found = []
+        for memory_id in wanted[start : start + batch]:
+            try:
+                found.append(store.get(memory_id))
+            except NotFoundError:  # forgotten or merged meanwhile
+                continue
+        if not found:
+            continue
+        hashes = _hashes(store, [memory.id for memory in found])
+        matrix = embedder.passages([memory.content for memory in found])
+        entries = [
+            (m.id, int(hashes[m.id]), (m.scope.user or "", m.scope.project or ""))
+            for m in found
+            if m.id in hashes
+        ]
+        keep = [n for n, m in enumerate(found) if m.id in hashes]
+        with store.transaction() as conn:
+            fresh = _still_current(conn, entries)
+            rows = [n for n, entry in zip(keep, entries, strict=True) if entry in fresh]
+            if rows:
+                blocks.put(conn, embedder.name, [e for e in entries if e in fresh], matrix[rows])
+        embedded += len(fresh)
+    return embedded
+
+
+def _hashes(store: Any, memory_ids: list[int]) -> dict[int, int]:
+    return read(store.connection, store.path, lambda conn: stored.content_hashes(conn, memory_ids))
 
 
 def _batch(store: Any, after: int, size: int, scope: Scope | None) -> list[Any]:
