@@ -54,6 +54,18 @@ from zeromem_cli.semantic.recall import nearest
 from zeromem_cli.text.query import parse_query
 
 CACHE = REPO / "benchmarks" / ".cache"
+
+# How dense hits may enter pack (``--pack-variants``, judged on the TUNING halves only):
+# pack@budget with semantic on under each, beside semantic off.
+PACK_VARIANTS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "pack hits 3": {"semantic_pack_hits": 3},
+    "pack hits 1": {"semantic_pack_hits": 1},
+    "floor 0.82": {"semantic_floor": 0.82},
+    "floor 0.85": {"semantic_floor": 0.85},
+    "tail 0 (dense only fill)": {"semantic_tail": 0},
+}
+AGENT_PACK_BUDGET = 300  # the prompt hook's default budget
 DEPTH = 10
 POOL = 50  # lexical and dense candidates kept per question for the offline merges
 
@@ -80,6 +92,7 @@ class Asked:
         self.words = words
         self.key = key
         self.packed: dict[bool, float] = {}  # pack@1000 recall, semantic off / on
+        self.variants: dict[str, float] = {}  # pack recall, semantic on, per PACK_VARIANTS
 
     def recall(self, merge: Tuning | None, system: str = "merged", k: int = DEPTH) -> float:
         if system == "lexical":
@@ -123,7 +136,7 @@ def _candidates(
     return lexical, dense, list(parsed.content)
 
 
-def agent_memory(stores: Sequence[Store], workdir: Path) -> list[Asked]:
+def agent_memory(stores: Sequence[Store], workdir: Path, variants: bool = False) -> list[Asked]:
     asked: list[Asked] = []
     for store in stores:
         path = workdir / f"{store.name}.db"
@@ -132,17 +145,71 @@ def agent_memory(stores: Sequence[Store], workdir: Path) -> list[Asked]:
         with MemoryStore(path, session=QUESTION_SESSION, semantic="on") as db:
             for question in store.questions:
                 lexical, dense, words = _candidates(db, question.question, when)
-                asked.append(
-                    Asked(
-                        (store.split, question.language, question.shares_word),
-                        set(question.gold),
-                        lexical,
-                        dense,
-                        words,
-                        lambda row, ids=ids: ids[row["id"]],
-                    )
+                item = Asked(
+                    (store.split, question.language, question.shares_word),
+                    set(question.gold),
+                    lexical,
+                    dense,
+                    words,
+                    lambda row, ids=ids: ids[row["id"]],
                 )
+                if variants and store.split == "tuning":
+                    _pack_variants(
+                        db,
+                        item,
+                        question.question,
+                        AGENT_PACK_BUDGET,
+                        when,
+                        lambda m, ids=ids: ids[m.id],
+                    )
+                asked.append(item)
     return asked
+
+
+def _pack_variants(
+    db: MemoryStore,
+    item: Asked,
+    question: str,
+    budget: int,
+    when: Any,
+    key: Callable[[Any], Any],
+) -> None:
+    """pack@budget recall, semantic off and on under each of ``PACK_VARIANTS``."""
+    from zeromem_cli.ranking.tuning import DEFAULT_TUNING as base
+
+    def packed(on: bool, tuning: Tuning) -> float:
+        result = db.pack(
+            question, budget=budget, touch=False, semantic=on, ranking=tuning, as_of=when
+        )
+        got = {key(m) for m in result.memories}
+        return len(item.gold & got) / len(item.gold)
+
+    item.packed[False] = packed(False, base)
+    for name, change in PACK_VARIANTS.items():
+        item.variants[name] = packed(True, base._replace(**change))
+
+
+def print_pack_variants(asked: Sequence[Asked], title: str) -> None:
+    """The TUNING half's pack recall under each variant (held-out items are never passed)."""
+    items = [a for a in asked if a.variants and a.group[0] == "tuning"]
+    if not items:
+        return
+    off = _mean([a.packed[False] for a in items])
+    print(f"\n{title}: pack recall, TUNING only (semantic off: {off:.3f})")
+    groups = sorted({(a.group[2]) for a in items}, reverse=True)
+    print(
+        f"{'variant':<26} {'all':>6} "
+        + " ".join(f"{('shares a word' if g else 'other words'):>14}" for g in groups)
+    )
+    for name in PACK_VARIANTS:
+        row = [_mean([a.variants[name] for a in items])]
+        row += [_mean([a.variants[name] for a in items if a.group[2] == g]) for g in groups]
+        print(f"{name:<26} {row[0]:>6.3f} " + " ".join(f"{v:>14.3f}" for v in row[1:]))
+    off = [_mean([a.packed[False] for a in items if a.group[2] == g]) for g in groups]
+    print(
+        f"{'semantic off':<26} {_mean([a.packed[False] for a in items]):>6.3f} "
+        + " ".join(f"{v:>14.3f}" for v in off)
+    )
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -250,7 +317,12 @@ class Cached:
         np.savez(self.path, keys=np.array(keys), vectors=np.stack([self.store[k] for k in keys]))
 
 
-def locomo(workdir: Path, max_conversations: int | None = None) -> list[Asked]:
+def locomo(
+    workdir: Path,
+    max_conversations: int | None = None,
+    halves: Sequence[str] = ("tuning", "held_out"),
+    variants: bool = False,
+) -> list[Asked]:
     from benchmarks.datasets import load_locomo, locomo_held_out
     from benchmarks.retrieval import build_locomo
     from zeromem_cli.semantic.indexer import index
@@ -260,6 +332,11 @@ def locomo(workdir: Path, max_conversations: int | None = None) -> list[Asked]:
         print("LoCoMo not found: skipped")
         return []
     conversations = conversations[:max_conversations] if max_conversations else conversations
+    conversations = [
+        c
+        for c in conversations
+        if ("held_out" if locomo_held_out(c.sample_id) else "tuning") in halves
+    ]
     model = load()
     cached = Cached(model, CACHE / f"semantic-locomo-{model.name.replace('/', '_')}.npz")
     os.environ["ZEROMEM_SEARCH_SEMANTIC"] = "off"  # built lexically, then indexed
@@ -295,6 +372,10 @@ def locomo(workdir: Path, max_conversations: int | None = None) -> list[Asked]:
                     result = store.pack(question.question, budget=1000, touch=False, semantic=on)
                     got = {m.meta.get("dia_id") for m in result.memories}
                     item.packed[on] = len(item.gold & got) / len(item.gold)
+                if variants and half == "tuning":
+                    _pack_variants(
+                        store, item, question.question, 1000, None, lambda m: m.meta.get("dia_id")
+                    )
                 asked.append(item)
     finally:
         for store in stores:
@@ -480,10 +561,10 @@ def costs(tier: int, workdir: Path, runs: int = 5) -> None:
             store.add("warm up the model and the database")
             times, cpu = [], []
             for text in texts[:40]:
-                started, used = time.perf_counter(), time.process_time()
+                started, spent = time.perf_counter(), time.process_time()
                 store.add(text)
                 times.append(time.perf_counter() - started)
-                cpu.append(time.process_time() - used)
+                cpu.append(time.process_time() - spent)
         rows.append(
             (
                 f"add p50 wall / CPU, semantic {mode}",
@@ -590,6 +671,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--conversations", type=int, default=None, help="LoCoMo: the first N.")
     parser.add_argument("--costs", action="store_true", help="Load, query, add, footprint.")
     parser.add_argument("--tier", type=int, default=100_000, help="Memories for --costs.")
+    parser.add_argument(
+        "--pack-variants",
+        action="store_true",
+        help="How dense hits enter pack: variants on the TUNING halves only (LoCoMo: tuning).",
+    )
     parser.add_argument("--runs", type=int, default=5, help="Cold runs per row of --costs.")
     parser.add_argument("--quick", action="store_true", help="One tuning store; tier 2,000.")
     args = parser.parse_args(argv)
@@ -601,11 +687,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         stores = load_stores()
         if args.quick:
             stores = [s for s in stores if s.split == "tuning"][:1]
-        asked = agent_memory(stores, workdir)
+        halves = ("tuning",) if args.pack_variants else ("tuning", "held_out")
+        asked = agent_memory(stores, workdir, args.pack_variants)
         print_agent_memory(asked)
-        loc = locomo(workdir, args.conversations) if args.locomo else []
+        loc = locomo(workdir, args.conversations, halves, args.pack_variants) if args.locomo else []
         if loc:
             print_locomo(loc)
+        if args.pack_variants:
+            print_pack_variants(asked, f"Agent-memory set, pack@{AGENT_PACK_BUDGET}")
+            print_pack_variants(loc, "LoCoMo, pack@1000")
         if args.ablation:
             print_ablation(asked, loc)
         if args.costs:
