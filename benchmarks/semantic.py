@@ -3,6 +3,7 @@
     python -m benchmarks.semantic                 # agent-memory set, every split
     python -m benchmarks.semantic --ablation      # merge settings tried on the TUNING stores
     python -m benchmarks.semantic --locomo        # LoCoMo halves, semantic off and on
+    python -m benchmarks.semantic --longmemeval 6 # LongMemEval_S, 6 questions a half, off and on
     python -m benchmarks.semantic --costs [--tier 100000] [--runs 5]   # the costs alone
 
 Agent-memory set (benchmarks/agent_memory): each store is written through ``MemoryStore``
@@ -407,6 +408,83 @@ def print_locomo(asked: Sequence[Asked], merge: Tuning = DEFAULT_TUNING) -> None
         )
 
 
+# -- LongMemEval ---------------------------------------------------------------------------------
+
+
+def longmemeval(per_half: int) -> dict[str, list[dict[str, float]]]:
+    """The first ``per_half`` haystacks of each half (~500 turns each, embedded once: vectors
+    cached under benchmarks/.cache), as ``benchmarks.longmemeval`` builds them; turn R@10 and
+    pack@1000 with semantic off and on. {half: [metrics of one question]}."""
+    from benchmarks.datasets import load_longmemeval, longmemeval_held_out
+    from zeromem_cli.semantic.indexer import index
+
+    haystacks = load_longmemeval()
+    if haystacks is None:
+        print("LongMemEval not found: skipped")
+        return {}
+    chosen: dict[str, list[Any]] = {"tuning": [], "held_out": []}
+    for stack in haystacks:
+        half = "held_out" if longmemeval_held_out(stack.question_id) else "tuning"
+        if len(chosen[half]) < per_half:
+            chosen[half].append(stack)
+    model = load()
+    cached = Cached(model, CACHE / f"semantic-lme-{model.name.replace('/', '_')}.npz")
+    out: dict[str, list[dict[str, float]]] = {"tuning": [], "held_out": []}
+    with tempfile.TemporaryDirectory(prefix="zeromem-lme-sem-") as folder:
+        for half, stacks in chosen.items():
+            for number, stack in enumerate(stacks):
+                path = Path(folder) / f"{half}-{number}.db"
+                with MemoryStore(path, session=None, semantic="off") as writer:
+                    writer.connection.execute("PRAGMA synchronous=OFF")
+                    with writer.transaction():
+                        ids = [
+                            writer.write(
+                                turn.memory_text,
+                                created_at=turn.when,
+                                session=turn.session_id,
+                                allow_duplicate=True,
+                                category="chat",
+                                allow_secret=True,
+                            ).memory.id
+                            for turn in stack.turns
+                        ]
+                    started = time.perf_counter()
+                    index(writer, cached)
+                    cached.save()
+                    print(
+                        f"  LongMemEval {half} {number + 1}/{len(stacks)} embedded "
+                        f"({time.perf_counter() - started:.0f} s)",
+                        file=sys.stderr,
+                    )
+                answers = {ids[i] for i, t in enumerate(stack.turns) if t.has_answer}
+                asked = stack.asked
+                row: dict[str, float] = {}
+                with MemoryStore(path, session="question", clock=lambda a=asked: a) as store:
+                    for on in (False, True):
+                        mode = "on" if on else "off"
+                        found = [m.id for m in store.search(stack.question, 10, semantic=on)]
+                        row[f"R@10 {mode}"] = len(answers & set(found)) / len(answers)
+                        packed = store.pack(stack.question, budget=1000, touch=False, semantic=on)
+                        got = {m.id for m in packed.memories}
+                        row[f"pack@1000 {mode}"] = len(answers & got) / len(answers)
+                out[half].append(row)
+    return out
+
+
+def print_longmemeval(results: dict[str, list[dict[str, float]]]) -> None:
+    print("\nLongMemEval_S, first questions of each half (floor: no lower than lexical-only)")
+    print(f"{'half':<9} {'n':>4} {'R@10 off':>9} {'on':>6} {'pack@1000 off':>14} {'on':>6}")
+    for half, rows in results.items():
+        cells = [
+            _mean([r[name] for r in rows])
+            for name in ("R@10 off", "R@10 on", "pack@1000 off", "pack@1000 on")
+        ]
+        print(
+            f"{half:<9} {len(rows):>4} {cells[0]:>9.3f} {cells[1]:>6.3f} "
+            f"{cells[2]:>14.3f} {cells[3]:>6.3f}"
+        )
+
+
 # -- costs --------------------------------------------------------------------------------------
 
 _LOAD_PROBE = (
@@ -710,11 +788,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="How dense hits enter pack: variants on the TUNING halves only (LoCoMo: tuning).",
     )
+    parser.add_argument(
+        "--longmemeval",
+        type=int,
+        default=0,
+        metavar="N",
+        help="LongMemEval_S alone: the first N questions of each half, semantic off and on.",
+    )
     parser.add_argument("--runs", type=int, default=5, help="Cold runs per row of --costs.")
     parser.add_argument("--quick", action="store_true", help="One tuning store; tier 2,000.")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
+        if args.longmemeval:  # LongMemEval alone
+            print_longmemeval(longmemeval(args.longmemeval))
+            return 0
         if args.costs and not (args.ablation or args.locomo):  # the costs alone
             costs(2000 if args.quick else args.tier, workdir, args.runs)
             return 0
