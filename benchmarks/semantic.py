@@ -720,16 +720,19 @@ def costs(tier: int, workdir: Path, runs: int = 5) -> None:
             command = [*zeromem, "hook", "claude-code", "stop", "--db", str(captures[mode])]
             cold[f"stop hook capturing a turn, semantic {mode}"].append(_timed(command, stop, env))
     with MemoryStore(captures["on"], semantic="off") as store:
-        from zeromem_cli.semantic.indexer import coverage
-
-        covered, total = coverage(store)
-        rows.append(
-            (
-                "captured by the stop hook (semantic on), left without a vector",
-                f"{total - tier} / {total - covered}",
-                "",
-            )
+        captured, bare = store.connection.execute(
+            "SELECT count(*), sum(NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE "
+            "v.memory_id = m.id AND v.content_hash = m.content_hash)) "
+            "FROM memories m WHERE m.id > ? AND m.deleted_at IS NULL",
+            (tier,),
+        ).fetchone()
+    rows.append(
+        (
+            "captured by the stop hook (semantic on) / left without a vector",
+            f"{captured} / {bare}",
+            "",
         )
+    )
     for label, values in cold.items():
         wall = statistics.median(w for w, _ in values) * 1000
         cpu = statistics.median(c for _, c in values) * 1000
