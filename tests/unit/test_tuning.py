@@ -91,17 +91,3 @@ def test_zeromem_tuning_changes_every_face_and_a_bad_file_is_one_line(tmp_path: 
     assert failed.returncode != 0
     assert failed.stderr.strip().count("\n") == 0 and "ZEROMEM_TUNING" in failed.stderr
     assert "Traceback" not in failed.stderr
-
-
-def test_dense_hits_enter_pack_after_every_lexical_hit() -> None:
-    a, b, d, e = ({"id": n} for n in (1, 2, 3, 4))
-    lexical = [(a, 3.0), (b, 1.0)]
-    merged = [(a, 3.0), (d, 2.99), (b, 1.0), (e, 0.99)]  # as search shows them
-    half = DEFAULT_TUNING._replace(semantic_pack_share=0.5)
-    out = factors.semantic_in_pack(lexical, merged, half)
-    assert [row["id"] for row, _ in out] == [1, 2, 3, 4]
-    assert out[2][1] == pytest.approx(0.5) and out[3][1] < out[2][1]
-    as_search = DEFAULT_TUNING._replace(semantic_pack_share=0.0)
-    assert factors.semantic_in_pack(lexical, merged, as_search) == merged
-    only_dense = [(d, 0.9), (e, 0.8)]
-    assert factors.semantic_in_pack([], only_dense, half) == only_dense
