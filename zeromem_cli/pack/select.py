@@ -493,10 +493,9 @@ def _search(
         )
         if vector is None:
             return hits
-        from zeromem_cli.ranking.factors import semantic_in_pack
         from zeromem_cli.semantic.recall import joined
 
-        merged = joined(
+        return joined(
             conn,
             scope,
             now,
@@ -509,7 +508,6 @@ def _search(
             ranking,
             ranking.semantic_pack_hits,
         )
-        return semantic_in_pack(hits, merged, ranking)
 
     per_scope = [[stored.to_memory(row, score=score) for row, score in found(s)] for s in scopes]
     if len(per_scope) == 1:

@@ -173,27 +173,6 @@ def semantic_merge(
     return out
 
 
-def semantic_in_pack(
-    lexical: Sequence[tuple[Any, float]],
-    merged: Sequence[tuple[Any, float]],
-    tuning: Tuning,
-) -> list[tuple[Any, float]]:
-    """How dense hits enter pack's budget: ``merged`` (``semantic_merge`` of ``lexical``) with
-    every dense hit scored ``semantic_pack_share`` of the weakest lexical hit's score, after
-    all of them. Pack's score lets importance, recency and access lift a memory of similar
-    relevance over another, and a dense hit scored as the hit before it (as search shows it)
-    took a small budget's room from the memory that holds the question's words
-    (``python -m benchmarks.semantic --pack-variants``). 0: as search merges them. With no
-    lexical hit, the dense hits keep their order and scores: they are all there is."""
-    if tuning.semantic_pack_share <= 0 or not lexical:
-        return list(merged)
-    words = {row["id"] for row, _ in lexical}
-    floor = min(score for _, score in lexical) * tuning.semantic_pack_share
-    kept = [pair for pair in merged if pair[0]["id"] in words]
-    dense = [pair[0] for pair in merged if pair[0]["id"] not in words]
-    return kept + [(row, floor * (0.999**n)) for n, row in enumerate(dense)]
-
-
 # -- pack ----------------------------------------------------------------------------------------
 
 
