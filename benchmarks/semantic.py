@@ -60,9 +60,8 @@ CACHE = REPO / "benchmarks" / ".cache"
 # pack@budget with semantic on under each, beside semantic off.
 PACK_VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
-    "pack hits 3": {"semantic_pack_hits": 3},
+    "pack hits 10": {"semantic_pack_hits": 10},
     "pack hits 1": {"semantic_pack_hits": 1},
-    "floor 0.82": {"semantic_floor": 0.82},
     "floor 0.85": {"semantic_floor": 0.85},
     "tail 0 (dense only fill)": {"semantic_tail": 0},
 }
@@ -814,6 +813,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         stores = load_stores()
         if args.quick:
             stores = [s for s in stores if s.split == "tuning"][:1]
+        if args.pack_variants:  # decided on the tuning stores alone
+            stores = [s for s in stores if s.split == "tuning"]
         halves = ("tuning",) if args.pack_variants else ("tuning", "held_out")
         asked = agent_memory(stores, workdir, args.pack_variants)
         print_agent_memory(asked)
