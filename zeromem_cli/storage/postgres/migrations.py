@@ -265,7 +265,7 @@ def m006_memory_vectors(conn: Any) -> None:
         'CREATE POLICY own_rows ON vector_blocks FOR ALL USING ("user" = current_user) '
         'WITH CHECK ("user" = current_user)',
         "CREATE POLICY shared_rows ON vector_blocks FOR SELECT USING ("
-        "\"user\" = '' OR EXISTS (SELECT 1 FROM pg_roles r "
+        '"user" = \'\' OR EXISTS (SELECT 1 FROM pg_roles r '
         'WHERE r.rolname = vector_blocks."user" '
         "AND NOT r.rolcanlogin AND pg_has_role(r.oid, 'MEMBER')))",
         "ALTER TABLE memory_vectors ENABLE ROW LEVEL SECURITY",
