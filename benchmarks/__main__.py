@@ -14,6 +14,7 @@ BENCHMARKS = {
     "retrieval": "search quality (LoCoMo, Chinese) and latency",
     "pack_recall": "pack evidence recall per token budget, pack latency",
     "ingest_eval": "rule-based ingest precision / recall",
+    "ingest_speed": "ingest lines/s at 10k/50k/100k lines beside import",
     "transfer_speed": "export / import throughput on LoCoMo turns",
     "speed": "start-up, latency at 10k/100k/1M, writes, footprint, gc, import time",
     "mcp_latency": "zeromem mcp tool-call round trips at 10k/100k, server start-up",

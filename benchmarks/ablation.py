@@ -13,6 +13,8 @@ tuning halves are read: a ranking decision is made there, never on the held-out 
 - LongMemEval_S dev: the tuning haystacks: turn R@10 and pack recall at 1000 tokens.
 - Chinese (zh_memory_eval.json): its tuning queries (one store: split by query): MRR.
 - Agent memory (benchmarks/agent_memory): its tuning stores: R@10 and pack recall at 1000.
+- Dated (benchmarks/dated_memories): a small hand-written set of dated agent memories whose
+  questions name a period ("last week", "in February"): MRR (a page of ten holds most of it).
 
 The databases are built once into ``benchmarks/.cache/ablation/`` and reused (delete the folder
 after an index change; its name carries the index version).
@@ -55,7 +57,7 @@ def cache() -> Path:
 
 BUDGET = 1000
 DEPTH = 10
-DATASETS = ("locomo", "longmemeval", "chinese", "agent-memory")
+DATASETS = ("locomo", "longmemeval", "chinese", "agent-memory", "dated")
 
 
 class Case(NamedTuple):
@@ -165,14 +167,16 @@ def chinese_cases() -> list[Case]:
     ]
 
 
-def agent_memory_cases() -> list[Case]:
+def agent_memory_cases(directory: Path | None = None) -> list[Case]:
+    """The tuning stores of the agent-memory set (or of another folder of stores in its
+    format: ``dated_cases``)."""
     try:
-        from benchmarks.agent_memory.data import load_stores
+        from benchmarks.agent_memory.data import DATA, load_stores
         from benchmarks.agent_memory.run import QUESTION_SESSION, _asked_at
     except ImportError:
         return []
     cases = []
-    for store in load_stores():
+    for store in load_stores(directory or DATA):
         if store.split != "tuning":
             continue
 
@@ -189,7 +193,8 @@ def agent_memory_cases() -> list[Case]:
                     allow_duplicate=True,
                 )
 
-        path = _build(cache() / "agent-memory" / f"{store.name}.db", write)
+        folder = "agent-memory" if directory is None else directory.name
+        path = _build(cache() / folder / f"{store.name}.db", write)
         asked = _asked_at(store)
         cases += [
             Case(path, QUESTION_SESSION, q.question, frozenset(q.gold), asked)
@@ -198,11 +203,19 @@ def agent_memory_cases() -> list[Case]:
     return cases
 
 
+def dated_cases() -> list[Case]:
+    """A small hand-written set of dated agent memories whose questions name a period
+    (``benchmarks/dated_memories``): the general case of the date factor, which the
+    conversation sets barely ask and the agent-memory set hardly at all."""
+    return agent_memory_cases(REPO / "benchmarks" / "dated_memories")
+
+
 CASES: dict[str, Callable[[], list[Case]]] = {
     "locomo": locomo_cases,
     "longmemeval": longmemeval_cases,
     "chinese": chinese_cases,
     "agent-memory": agent_memory_cases,
+    "dated": dated_cases,
 }
 # The figures each dataset reports: (name, uses pack).
 METRICS = {
@@ -210,6 +223,9 @@ METRICS = {
     "longmemeval": (("R@10", False), ("pack@1000", True)),
     "chinese": (("MRR", False),),
     "agent-memory": (("R@10", False), ("pack@1000", True)),
+    # 26 memories: every one fits a page of ten and a pack of 1000 tokens, so only the
+    # order can tell the variants apart.
+    "dated": (("MRR", False),),
 }
 
 

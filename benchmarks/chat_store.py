@@ -74,7 +74,8 @@ def cached_database() -> Path | None:
     ]
     with MemoryStore(partial) as store:
         store.connection.execute("PRAGMA synchronous=OFF")  # a throwaway file until renamed
-        with store.transaction() as conn:
+        with store.transaction():
+            conn = store.connection
             conn.executemany(
                 "INSERT INTO memories (id, uid, content, content_hash, session, created_at, "
                 "updated_at) VALUES (:id, :uid, :content, :content_hash, :session, "
@@ -84,7 +85,8 @@ def cached_database() -> Path | None:
             fts.index_rows(
                 conn, [{**row, "tags": "[]", "category": "general", "key": None} for row in rows]
             )
-        with store.transaction() as conn:
+        with store.transaction():
+            conn = store.connection
             conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
         store.connection.execute("VACUUM")
         store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")

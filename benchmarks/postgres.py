@@ -35,7 +35,7 @@ from typing import Any
 from benchmarks.datasets import REPO, load_locomo
 from benchmarks.pack_recall import index_conversation
 from benchmarks.retrieval import KS, locomo_recall
-from zeromem_cli import MemoryStore, lifecycle
+from zeromem_cli import MemoryStore
 from zeromem_cli.text.normalize import INDEX_VERSION
 
 sys.path.insert(0, str(REPO))
@@ -310,7 +310,7 @@ def speed(
             ]
             out[backend]["add/s"] = adds / (time.perf_counter() - began)
             if backend == "postgresql":
-                lifecycle.purge(store, added)  # the cached store stays as built
+                store.purge(added)  # the cached store stays as built
     finally:
         for store in stores.values():
             store.close()

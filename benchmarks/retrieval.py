@@ -337,7 +337,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--dataset",
         action="append",
-        choices=("locomo", "longmemeval", "chinese", "agent-memory"),
+        choices=("locomo", "longmemeval", "chinese", "agent-memory", "dated"),
         help="With --ablation: only this dataset (repeatable).",
     )
     parser.add_argument(

@@ -45,7 +45,7 @@ import numpy as np
 from benchmarks.agent_memory.data import Store, load_stores
 from benchmarks.agent_memory.run import QUESTION_SESSION, _asked_at, _load
 from benchmarks.datasets import REPO
-from zeromem_cli import MemoryStore
+from zeromem_cli import MemoryStore, StoreSettings
 from zeromem_cli.models import Filters
 from zeromem_cli.ranking.factors import semantic_merge
 from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
@@ -119,20 +119,21 @@ def _candidates(
 ) -> tuple[list[tuple[Any, float]], list[tuple[Any, float]], list[str]]:
     """(lexical pairs, dense pairs, content words) as ``MemoryStore.search`` computes them."""
     from zeromem_cli.search import run_search
-    from zeromem_cli.storage.db import read
 
     parsed = parse_query(question)
     vector = store.query_vector(question, True)
     now = store.now()
 
-    def run(conn: Any) -> tuple[list[tuple[Any, float]], list[tuple[Any, float]]]:
+    def run(backend: Any) -> tuple[list[tuple[Any, float]], list[tuple[Any, float]]]:
         lexical = run_search(
-            conn, store.scope, now, parsed, limit=POOL, filters=Filters(), as_of=asked_at
+            backend, store.scope, now, parsed, limit=POOL, filters=Filters(), as_of=asked_at
         )
-        dense = [] if vector is None else nearest(conn, store.scope, now, Filters(), vector, POOL)
+        dense = (
+            [] if vector is None else nearest(backend, store.scope, now, Filters(), vector, POOL)
+        )
         return lexical, dense
 
-    lexical, dense = read(store.connection, store.path, run)
+    lexical, dense = store.backend.read(run)
     return lexical, dense, list(parsed.content)
 
 
@@ -142,7 +143,9 @@ def agent_memory(stores: Sequence[Store], workdir: Path, variants: bool = False)
         path = workdir / f"{store.name}.db"
         ids = _load(store, path)
         when = _asked_at(store)
-        with MemoryStore(path, session=QUESTION_SESSION, semantic="on") as db:
+        with MemoryStore(
+            path, session=QUESTION_SESSION, settings=StoreSettings(semantic="on")
+        ) as db:
             for question in store.questions:
                 lexical, dense, words = _candidates(db, question.question, when)
                 item = Asked(
@@ -325,7 +328,6 @@ def locomo(
 ) -> list[Asked]:
     from benchmarks.datasets import load_locomo, locomo_held_out
     from benchmarks.retrieval import build_locomo
-    from zeromem_cli.semantic.indexer import index
 
     conversations = load_locomo()
     if conversations is None:
@@ -348,7 +350,7 @@ def locomo(
     try:
         for number, (conv, store) in enumerate(zip(conversations, stores, strict=True)):
             started = time.perf_counter()
-            index(store, cached)
+            store.index(embedder=cached)
             cached.save()
             print(
                 f"  LoCoMo {number + 1}/{len(conversations)} embedded "
@@ -415,7 +417,6 @@ def longmemeval(per_half: int) -> dict[str, list[dict[str, float]]]:
     cached under benchmarks/.cache), as ``benchmarks.longmemeval`` builds them; turn R@10 and
     pack@1000 with semantic off and on. {half: [metrics of one question]}."""
     from benchmarks.datasets import load_longmemeval, longmemeval_held_out
-    from zeromem_cli.semantic.indexer import index
 
     haystacks = load_longmemeval()
     if haystacks is None:
@@ -433,7 +434,9 @@ def longmemeval(per_half: int) -> dict[str, list[dict[str, float]]]:
         for half, stacks in chosen.items():
             for number, stack in enumerate(stacks):
                 path = Path(folder) / f"{half}-{number}.db"
-                with MemoryStore(path, session=None, semantic="off") as writer:
+                with MemoryStore(
+                    path, session=None, settings=StoreSettings(semantic="off")
+                ) as writer:
                     writer.connection.execute("PRAGMA synchronous=OFF")
                     with writer.transaction():
                         ids = [
@@ -448,7 +451,7 @@ def longmemeval(per_half: int) -> dict[str, list[dict[str, float]]]:
                             for turn in stack.turns
                         ]
                     started = time.perf_counter()
-                    index(writer, cached)
+                    writer.index(embedder=cached)
                     cached.save()
                     print(
                         f"  LongMemEval {half} {number + 1}/{len(stacks)} embedded "
@@ -542,7 +545,7 @@ def _tier(tier: int, model: Embedder, workdir: Path) -> Path:
     )
     if not cached.is_file():
         building = fresh_copy(synthetic.cached_database(tier), workdir)
-        with MemoryStore(building, semantic="off") as store:
+        with MemoryStore(building, settings=StoreSettings(semantic="off")) as store:
             conn = store.connection
             conn.execute("PRAGMA synchronous=OFF")
             with store.transaction():
@@ -642,7 +645,7 @@ def costs(tier: int, workdir: Path, runs: int = 5) -> None:
     # add: in-process, semantic off vs on (vector in the same transaction).
     for mode in ("off", "on"):
         path = workdir / f"add-{mode}.db"
-        with MemoryStore(path, semantic=mode) as store:
+        with MemoryStore(path, settings=StoreSettings(semantic=mode)) as store:
             store.add("warm up the model and the database")
             times, cpu = [], []
             for text in texts[:40]:
@@ -726,7 +729,7 @@ def costs(tier: int, workdir: Path, runs: int = 5) -> None:
             ).encode()
             command = [*zeromem, "hook", "claude-code", "stop", "--db", str(captures[mode])]
             cold[f"stop hook capturing a turn, semantic {mode}"].append(_timed(command, stop, env))
-    with MemoryStore(captures["on"], semantic="off") as store:
+    with MemoryStore(captures["on"], settings=StoreSettings(semantic="off")) as store:
         captured, bare = store.connection.execute(
             "SELECT count(*), sum(NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE "
             "v.memory_id = m.id AND v.content_hash = m.content_hash)) "

@@ -45,7 +45,7 @@ from typing import Any
 
 from benchmarks import synthetic
 from zeromem_cli import MemoryStore
-from zeromem_cli.lifecycle import GcPolicy, collect_garbage
+from zeromem_cli.lifecycle import GcPolicy
 
 TIERS = (10_000, 100_000, 1_000_000)
 COLD_TIERS = (10_000, 100_000)
@@ -347,15 +347,16 @@ def print_footprint(rows: list[dict[str, float]], rss: tuple[int, float]) -> Non
 
 
 def gc_time(count: int, config: Config) -> dict[str, float]:
-    """``collect_garbage`` on a copy of the tier with every tenth memory expired."""
+    """``MemoryStore.gc`` on a copy of the tier with every tenth memory expired."""
     db = fresh_copy(synthetic.cached_database(count), config.workdir)
     with MemoryStore(db) as store:
-        with store.transaction() as conn:
+        with store.transaction():
+            conn = store.connection
             conn.execute(
                 "UPDATE memories SET expires_at = '2025-01-01T00:00:00Z' WHERE id % 10 = 0"
             )
         began_cpu, began = time.process_time(), time.perf_counter()
-        report = collect_garbage(store, GcPolicy())
+        report = store.gc(GcPolicy())
         wall, cpu = time.perf_counter() - began, time.process_time() - began_cpu
     db.unlink()
     return {"memories": count, "expired": report.expired, "wall": wall, "cpu": cpu}

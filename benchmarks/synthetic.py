@@ -188,7 +188,8 @@ def build_database(path: Path, count: int, seed: int = SEED) -> Path:
         conn = store.connection
         conn.execute("PRAGMA synchronous=OFF")  # a throwaway file until it is renamed
         conn.execute("PRAGMA cache_size=-262144")  # 256 MB: FTS segment merges stay in memory
-        with store.transaction() as conn:
+        with store.transaction():
+            conn = store.connection
             batch: list[dict[str, object]] = []
             for number, record in enumerate(memories(count, seed), start=1):
                 batch.append(
@@ -209,7 +210,8 @@ def build_database(path: Path, count: int, seed: int = SEED) -> Path:
             _insert(store, conn, batch)
         # Compacted as `zeromem gc --vacuum` leaves a store: the FTS segments merged into one
         # and the pages that bulk loading freed returned (about 5% of the file at 100k).
-        with store.transaction() as conn:
+        with store.transaction():
+            conn = store.connection
             conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
         conn.execute("VACUUM")
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

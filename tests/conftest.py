@@ -108,6 +108,14 @@ def index_names(path: Path) -> set[str]:
         conn.close()
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test on the PostgreSQL server is marked ``postgres`` by the fixture it uses, so
+    ``-m "not postgres"`` skips them without a mark on each."""
+    for item in items:
+        if "pg_server" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.postgres)
+
+
 # -- PostgreSQL: one throwaway server per test session (tests.pgcluster) ----------------------
 
 

@@ -98,11 +98,14 @@ class ZeromemStore(BaseStore):
     # -- BaseStore ----------------------------------------------------------------------------
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """Run each op in order (a later put of a key sees an earlier one)."""
+        """Run each op in order (a later put of a key sees an earlier one). Every op's
+        namespace is checked first: a batch with a bad label changes nothing."""
+        ops = list(ops)
+        for op in ops:
+            _check_labels(op)
         results: list[Result] = []
         with self._lock:
             for op in ops:
-                _check_labels(op)
                 if isinstance(op, GetOp):
                     results.append(self._get(op))
                 elif isinstance(op, SearchOp):
@@ -221,8 +224,8 @@ class ZeromemStore(BaseStore):
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = session_of(op.namespace_prefix)
 
-        def keep(memory: Record) -> bool:
-            return within(memory) and (not op.query or memory.meta[META].get("indexed", True))
+        def indexed(memory: Record) -> bool:
+            return bool(memory.meta[META].get("indexed", True))
 
         def within(memory: Record) -> bool:
             if memory.agent != self.agent or META not in memory.meta:
@@ -236,16 +239,29 @@ class ZeromemStore(BaseStore):
         if not op.query:
             found = _collect(lambda n: self.store.list(limit=n), within, wanted)
         else:
-            # A query orders, it does not hide (as LangGraph's vector search): the items
-            # zeromem's search finds come first, scored, then the others, newest first.
-            hits = _collect(lambda n: self.store.search(op.query or "", limit=n), keep, wanted)
+            # A query orders, it does not hide (as LangGraph's vector search scores every
+            # indexed item): the items zeromem's search finds come first, scored; then the
+            # other indexed items, newest first, scored 0 (no word of the query in them); then
+            # the items put with ``index=False``, unscored (None), as LangGraph's stores.
+            hits = _collect(
+                lambda n: self.store.search(op.query or "", limit=n),
+                lambda m: within(m) and indexed(m),
+                wanted,
+            )
             scored = {m.id for m in hits}
-            rest = _collect(
+            missed = _collect(
                 lambda n: self.store.list(limit=n),
-                lambda m: within(m) and m.id not in scored,
+                lambda m: within(m) and indexed(m) and m.id not in scored,
                 wanted - len(hits),
             )
-            found = hits + rest
+            for memory in missed:
+                memory.score = 0.0
+            unindexed = _collect(
+                lambda n: self.store.list(limit=n),
+                lambda m: within(m) and not indexed(m),
+                wanted - len(hits) - len(missed),
+            )
+            found = hits + missed + unindexed
         chosen = found[op.offset :]
         if self._refreshes(op.refresh_ttl):
             chosen = [self._refresh(m) for m in chosen]
@@ -290,7 +306,9 @@ class ZeromemStore(BaseStore):
             project=memory.project,
             isolate=True,
         )
-        return view.update(memory.id, expires_at=self._expiry(ttl))
+        refreshed = view.update(memory.id, expires_at=self._expiry(ttl))
+        refreshed.score = memory.score
+        return refreshed
 
 
 def _open(path: str | Path | None, user: str | None, project: str | None) -> MemoryStore:

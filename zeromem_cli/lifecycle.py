@@ -11,24 +11,29 @@ Bulk ``forget`` / purge runs in one transaction, whatever the number of memories
 short batches (one ``BEGIN IMMEDIATE`` each) so concurrent writers wait milliseconds, not the
 whole run; every batch re-checks its condition under the write lock, so two gc runs at once never
 process (or count) the same memory twice.
+
+Called through ``MemoryStore`` (``select``, ``purge``, ``gc``), which owns the connection, the
+scope, the clock and the error mapping and hands them in.
 """
 
 from __future__ import annotations
 
-import sqlite3
-import sys
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from zeromem_cli import search
 from zeromem_cli.errors import InvalidInputError, NotFoundError
-from zeromem_cli.models import Filters, Memory, Scope
-from zeromem_cli.search import holding_every_word
-from zeromem_cli.storage import bulk, fts
-from zeromem_cli.storage.db import mapped_errors
-from zeromem_cli.store import MemoryStore
+from zeromem_cli.models import Memory, Scope
 from zeromem_cli.times import to_iso
+
+if TYPE_CHECKING:
+    from zeromem_cli.storage.base import Backend
+    from zeromem_cli.store import MemoryStore
+
+Transaction = Callable[[], AbstractContextManager["Backend"]]
 
 # Rows per gc transaction: large enough to be quick, small enough that a concurrent `add`
 # never waits long for the write lock.
@@ -66,40 +71,46 @@ class Selection:
             raise InvalidInputError(f"unknown selection state {self.state!r}")
 
 
-def select(store: MemoryStore, selection: Selection, verb: str = "forget") -> list[Memory]:
-    """The memories ``selection`` picks in the store's scope (expired ones included): by rank
-    when there is a query, otherwise oldest first. Explicit ids must all exist, in the selected
-    state, or NotFoundError names the missing ones.
-
-    A query selects only memories holding every one of its content words (``search``'s
-    forms of a word count: case, accents, stems, spellings; ``search.holding_every_word``),
-    not everything ``search`` finds: search ORs the words, which is right for finding and
-    wrong for deleting (``张伟的手机号`` would select every memory about 张伟)."""
+def checked_ids(selection: Selection, verb: str = "forget") -> list[int]:
+    """The selection's explicit ids, distinct, once the selection is checked (it says what to
+    act on; every id is a positive whole number)."""
     selection.check(verb)
     ids = list(dict.fromkeys(selection.ids))
     for memory_id in ids:
         if isinstance(memory_id, bool) or not isinstance(memory_id, int) or memory_id < 1:
             raise InvalidInputError(f"not a memory id: {memory_id!r}")
-    ranked: list[int] | None = None
-    if selection.query is not None:
-        hits = store.search(
-            selection.query,
-            limit=sys.maxsize,
-            filters=Filters(include_expired=True, include_deleted=True),
-        )
-        ranked = [h.id for h in holding_every_word(selection.query, hits)]
-    with mapped_errors(store.path):
-        memories = bulk.selected(
-            store.connection,
-            store.scope,
-            state=selection.state,
-            ids=ids,
-            key=selection.key,
-            category=selection.category,
-            tags=selection.tags,
-            before=selection.before,
-            ranked=ranked,
-        )
+    return ids
+
+
+def holding_every_word(query: str, hits: list[Memory]) -> list[int]:
+    """The ids of the hits holding every content word of ``query``, best first.
+
+    A query selects only these, not everything ``search`` finds (``search``'s forms of a word
+    count: case, accents, stems, spellings): search ORs the words, which is right for finding
+    and wrong for deleting (``张伟的手机号`` would select every memory about 张伟)."""
+    return [hit.id for hit in search.holding_every_word(query, hits)]
+
+
+def select(
+    backend: Backend,
+    scope: Scope,
+    selection: Selection,
+    ids: list[int],
+    ranked: list[int] | None,
+) -> list[Memory]:
+    """The memories ``selection`` picks in ``scope`` (expired ones included): in ``ranked``
+    order when the selection has a query, otherwise oldest first. Explicit ids must all exist,
+    in the selected state, or NotFoundError names the missing ones."""
+    memories = backend.selected(
+        scope,
+        state=selection.state,
+        ids=ids,
+        key=selection.key,
+        category=selection.category,
+        tags=selection.tags,
+        before=selection.before,
+        ranked=ranked,
+    )
     if ids:
         found = {m.id for m in memories}
         if selection.query is None and (missing := [i for i in ids if i not in found]):
@@ -121,39 +132,32 @@ def restore(store: MemoryStore, ids: Sequence[int]) -> list[Memory]:
         return [store.restore(memory_id) for memory_id in dict.fromkeys(ids)]
 
 
-def forget(store: MemoryStore, ids: Sequence[int]) -> int:
-    """Soft-delete the live memories among ``ids`` in one transaction; return how many."""
-    now = store.now()
-    with store.transaction() as conn:
-        return bulk.forget_live(conn, dict.fromkeys(ids), now)
-
-
 @dataclass
 class PurgeResult:
     purged: int
     wal_truncated: bool  # False: a reader kept the WAL busy; old pages may remain there
 
 
-def checkpoint(store: MemoryStore) -> bool:
+def checkpoint(backend: Backend) -> bool:
     """Copy the WAL into the main file and truncate it to zero bytes. Waits (busy timeout) for
     readers; returns False when one still held an old snapshot."""
-    with mapped_errors(store.path):
-        return bulk.checkpoint(store.connection)
+    return backend.checkpoint()
 
 
-def purge(store: MemoryStore, ids: Sequence[int]) -> PurgeResult:
-    """Delete memories for good (live or in the trash), in one transaction, so that their text
-    is in none of the database files afterwards: rows, history and index entries go, the
-    index is rewritten and the WAL truncated."""
-    with store.transaction() as conn:
-        if store.semantic.wanted():  # exact: only these vectors leave their blocks
-            from zeromem_cli.semantic.blocks import remove
+def purge(backend: Backend, ids: Sequence[int], semantic: bool = False) -> int:
+    """Delete memories for good (live or in the trash), inside the caller's transaction:
+    rows, history, vectors and index entries go, and the index is rewritten so no old segment
+    keeps their tokens. The caller truncates the WAL after the commit (``checkpoint``).
+    ``semantic`` (the store uses semantic recall): only these vectors leave their blocks;
+    otherwise every block holding one of them goes (``zeromem index`` rebuilds it)."""
+    if semantic:
+        from zeromem_cli.semantic.blocks import remove
 
-            remove(conn, list(ids))
-        purged = bulk.delete_for_good(conn, ids)
-        if purged:
-            fts.optimize(conn)  # no old segment keeps the purged tokens
-    return PurgeResult(purged, checkpoint(store) if purged else True)
+        remove(backend, list(ids))
+    purged = backend.delete_for_good(ids)
+    if purged:
+        backend.optimize()
+    return int(purged)
 
 
 # -- gc -------------------------------------------------------------------------------------
@@ -197,69 +201,72 @@ class GcReport:
         return "gc: " + ", ".join(parts)
 
 
-Apply = Callable[[sqlite3.Connection, list[int]], int]
+Apply = Callable[["Backend", list[int]], int]
 
 
 def _batched(
-    store: MemoryStore,
+    backend: Backend,
+    transaction: Transaction,
     selection: str,
     scope: Scope | None,
     params: dict[str, Any],
     apply: Apply,
     dry_run: bool,
 ) -> int:
-    """Run ``apply(conn, ids)`` on the ids of a gc ``selection`` (``bulk.GC_SELECTIONS``),
+    """Run ``apply(backend, ids)`` on the ids of a gc ``selection`` (``Backend.gc_count``),
     GC_BATCH per transaction, until none is left; return how many were processed."""
     if dry_run:
-        with mapped_errors(store.path):
-            return bulk.gc_count(store.connection, selection, scope, params)
+        return backend.gc_count(selection, scope, params)
     total = 0
     while True:
-        with store.transaction() as conn:
-            ids = bulk.gc_batch(conn, selection, scope, params, GC_BATCH)
+        with transaction() as tx:
+            ids = tx.gc_batch(selection, scope, params, GC_BATCH)
             if not ids:
                 return total
-            total += int(apply(conn, ids))
+            total += int(apply(tx, ids))
 
 
 def _soft_delete(reason: str, now: str) -> Apply:
-    return lambda conn, ids: bulk.soft_delete(conn, ids, now, reason)
+    return lambda backend, ids: backend.soft_delete(ids, now, reason)
 
 
 def collect_garbage(
-    store: MemoryStore,
+    backend: Backend,
+    transaction: Transaction,
+    scope: Scope | None,
+    moment: datetime,
     policy: GcPolicy,
     *,
-    all_scopes: bool = True,
     vacuum: bool = False,
     dry_run: bool = False,
 ) -> GcReport:
     """Expire, purge old trash, archive stale memories (if enabled), optimize the index and
-    optionally VACUUM. ``all_scopes=False`` limits the row work to the store's scope."""
-    moment = store.now()
+    optionally VACUUM. ``scope`` None: every scope; ``transaction()`` opens one short write
+    transaction on ``backend`` (``MemoryStore.transaction``)."""
     now = to_iso(moment)
-    scope = None if all_scopes else store.scope
     params = {"now": now}
     report = GcReport(dry_run=dry_run)
 
     report.expired = _batched(
-        store, "expired", scope, params, _soft_delete("expired", now), dry_run
+        backend, transaction, "expired", scope, params, _soft_delete("expired", now), dry_run
     )
 
     purge_cutoff = to_iso(moment - timedelta(days=policy.trash_retention_days))
     report.purged = _batched(
-        store,
+        backend,
+        transaction,
         "old_trash",
         scope,
         {**params, "purge_cutoff": purge_cutoff},
-        bulk.delete_for_good,
+        lambda backend, ids: backend.delete_for_good(ids),
         dry_run,
     )
 
     if policy.archive_enabled:
         stale_cutoff = to_iso(moment - timedelta(days=policy.archive_after_days))
         report.archived = _batched(
-            store,
+            backend,
+            transaction,
             "stale",
             scope,
             {
@@ -273,22 +280,14 @@ def collect_garbage(
 
     if dry_run:
         return report
-    with store.transaction() as conn:
-        fts.optimize(conn)
+    with transaction() as tx:
+        tx.optimize()
     report.optimized = True
     if vacuum:
-        with mapped_errors(store.path):
-            bulk.vacuum(store.connection)
+        backend.vacuum()
         report.vacuumed = True
-    report.wal_truncated = checkpoint(store)
+    report.wal_truncated = checkpoint(backend)
     if not report.wal_truncated:
         report.notes.append("the WAL could not be truncated: another process was reading")
     return report
 
-
-def trash(
-    store: MemoryStore, *, reason: str | None = None, limit: int | None = None
-) -> list[Memory]:
-    """Soft-deleted memories of the store's scope, most recently deleted first."""
-    with mapped_errors(store.path):
-        return bulk.trash(store.connection, store.scope, reason=reason, limit=limit)

@@ -4,54 +4,42 @@ content.
 `stats` reads it to compare what `pack` prints with what pasting every memory would cost. It is
 best effort by design: a log write never fails or noticeably slows the command it records. It
 waits at most ``LOCK_WAIT_MS`` for the write lock, skips itself on any database error, and keeps
-only the newest ``MAX_ENTRIES`` rows. ``log.enabled = false`` (config) turns it off.
+only the newest ``MAX_ENTRIES`` rows. The store writes it (``MemoryStore.operation``), never a
+face; ``log.enabled = false`` (config) turns it off for every face (``StoreSettings.log``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from datetime import datetime
 from typing import TYPE_CHECKING
 
-from zeromem_cli.errors import StoreError
 from zeromem_cli.plain import Record
-from zeromem_cli.storage import db
-from zeromem_cli.storage import oplog as table
 from zeromem_cli.times import to_iso
 
 if TYPE_CHECKING:
-    from zeromem_cli.store import MemoryStore
+    from zeromem_cli.storage.base import Backend
 
 MAX_ENTRIES = 10_000
 LOCK_WAIT_MS = 200
 
 
-def logging_enabled() -> bool:
-    """``log.enabled`` from flags-free config resolution (env > file > default)."""
-    from zeromem_cli.config import Config
-
-    return bool(Config().get("log.enabled"))
-
-
-def record_operation(
-    store: MemoryStore,
+def record(
+    backend: Backend,
+    transaction: Callable[[], AbstractContextManager[Backend]],
+    now: datetime,
     op: str,
     result_count: int = 0,
     tokens: int = 0,
-    *,
-    enabled: bool | None = None,
 ) -> bool:
-    """Append one entry to the log; returns whether it was written.
-
-    ``enabled=None`` reads ``log.enabled`` from the configuration.
-    """
-    if enabled is None:
-        enabled = logging_enabled()
-    if not enabled or not store.writable:  # a read-only database records nothing
-        return False
+    """Append one entry to the log (``MemoryStore.operation`` calls this once per logged
+    operation); returns whether it was written."""
     try:
         # Waits at most LOCK_WAIT_MS for the write lock, and no fsync for this commit: a log
-        # entry is not worth a disk flush on every search (see ``db.best_effort_writes``).
-        with db.best_effort_writes(store.connection, LOCK_WAIT_MS), store.transaction() as tx:
-            table.append(tx, to_iso(store.now()), op, result_count, tokens, MAX_ENTRIES)
+        # entry is not worth a disk flush on every search (see ``Backend.best_effort_writes``).
+        with backend.best_effort_writes(LOCK_WAIT_MS), transaction() as tx:
+            tx.append(to_iso(now), op, result_count, tokens, MAX_ENTRIES)
     except Exception:  # a log entry is never worth failing the command it records
         return False
     return True
@@ -77,14 +65,9 @@ class OperationSummary(Record):
         return self.tokens / self.count if self.count else 0.0
 
 
-def summarize(store: MemoryStore) -> dict[str, OperationSummary]:
+def summarize(backend: Backend) -> dict[str, OperationSummary]:
     """Per operation: how many times it ran, results and tokens in total."""
-    try:
-        with db.mapped_errors(store.path):
-            rows = table.totals(store.connection)
-    except StoreError:
-        return {}
-    return {r[0]: OperationSummary(*r) for r in rows}
+    return {r[0]: OperationSummary(*r) for r in backend.totals()}
 
 
-__all__ = ["record_operation", "summarize", "OperationSummary", "MAX_ENTRIES"]
+__all__ = ["record", "summarize", "OperationSummary", "MAX_ENTRIES"]

@@ -452,6 +452,19 @@ def _init_Weights(  # type: ignore[no-untyped-def]
 INITS["pack.select.Weights"] = _init_Weights
 
 
+def _init_Factor(  # type: ignore[no-untyped-def]
+    self, name, used_by, kind, reads, off
+):
+    _set(self, "name", name)
+    _set(self, "used_by", used_by)
+    _set(self, "kind", kind)
+    _set(self, "reads", reads)
+    _set(self, "off", off)
+
+
+INITS["ranking.factors.Factor"] = _init_Factor
+
+
 def _init_Tuning(  # type: ignore[no-untyped-def]
     self,
     pool,
@@ -464,17 +477,11 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     date,
     importance,
     pinned,
-    recency,
-    recency_half_life_days,
     related,
     related_share,
     related_max_matches,
     session,
-    aggregate_session,
     context,
-    assistant,
-    answer,
-    answer_longest,
     context_sources,
     context_span,
     context_decay,
@@ -488,12 +495,8 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     pack_context,
     access_saturation,
     near_duplicate,
-    feedback_docs,
-    feedback_terms,
-    feedback,
     opener,
     opener_hits,
-    speaker,
     semantic_sure,
     semantic_tail,
     semantic_floor,
@@ -510,17 +513,11 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     _set(self, "date", date)
     _set(self, "importance", importance)
     _set(self, "pinned", pinned)
-    _set(self, "recency", recency)
-    _set(self, "recency_half_life_days", recency_half_life_days)
     _set(self, "related", related)
     _set(self, "related_share", related_share)
     _set(self, "related_max_matches", related_max_matches)
     _set(self, "session", session)
-    _set(self, "aggregate_session", aggregate_session)
     _set(self, "context", context)
-    _set(self, "assistant", assistant)
-    _set(self, "answer", answer)
-    _set(self, "answer_longest", answer_longest)
     _set(self, "context_sources", context_sources)
     _set(self, "context_span", context_span)
     _set(self, "context_decay", context_decay)
@@ -534,12 +531,8 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     _set(self, "pack_context", pack_context)
     _set(self, "access_saturation", access_saturation)
     _set(self, "near_duplicate", near_duplicate)
-    _set(self, "feedback_docs", feedback_docs)
-    _set(self, "feedback_terms", feedback_terms)
-    _set(self, "feedback", feedback)
     _set(self, "opener", opener)
     _set(self, "opener_hits", opener_hits)
-    _set(self, "speaker", speaker)
     _set(self, "semantic_sure", semantic_sure)
     _set(self, "semantic_tail", semantic_tail)
     _set(self, "semantic_floor", semantic_floor)
@@ -548,16 +541,6 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
 
 
 INITS["ranking.tuning.Tuning"] = _init_Tuning
-
-
-def _init__EveryWord(  # type: ignore[no-untyped-def]
-    self, match, exact
-):
-    _set(self, "match", match)
-    _set(self, "exact", exact)
-
-
-INITS["search._EveryWord"] = _init__EveryWord
 
 
 def _init_Window(  # type: ignore[no-untyped-def]
@@ -629,3 +612,13 @@ def _init_SecretRule(  # type: ignore[no-untyped-def]
 
 
 INITS["text.secrets.SecretRule"] = _init_SecretRule
+
+
+def _init_Duration(  # type: ignore[no-untyped-def]
+    self, months, seconds
+):
+    _set(self, "months", months)
+    _set(self, "seconds", seconds)
+
+
+INITS["times.Duration"] = _init_Duration

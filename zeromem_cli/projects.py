@@ -16,6 +16,7 @@ whole lookup.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -23,11 +24,19 @@ AUTO = "auto"
 # Values of --project that mean "no project" (a project-less session of the user).
 NONE_VALUES = frozenset({"none", "off"})
 
-_REMOTE = re.compile(r'^\s*\[\s*remote\s+"(?P<name>[^"]*)"\s*\]\s*$')
-_SECTION = re.compile(r"^\s*\[")
-_URL = re.compile(r"^\s*url\s*=\s*(?P<url>.*?)\s*$", re.IGNORECASE)
-_SCP_LIKE = re.compile(r"^(?:[^@/]+@)?(?P<host>[^:/]+):(?P<path>(?!//).+)$")
-_URL_LIKE = re.compile(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(?P<host>[^/:]*)(?::\d*)?(?P<path>/.*)?$")
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], ...]:
+    """Compiled on first use (a git config read): most commands never read one. No
+    IGNORECASE: beside ``\\s`` and ``.`` it makes ``re`` build Unicode case tables, a cost
+    every start would pay (``python -m benchmarks.speed --only cold``)."""
+    return (
+        re.compile(r'^\s*\[\s*remote\s+"(?P<name>[^"]*)"\s*\]\s*$'),  # a remote's section
+        re.compile(r"^\s*\["),  # any section
+        re.compile(r"^\s*[uU][rR][lL]\s*=\s*(?P<url>.*?)\s*$"),  # url = ... (any case)
+        re.compile(r"^(?:[^@/]+@)?(?P<host>[^:/]+):(?P<path>(?!//).+)$"),  # scp-like
+        re.compile(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(?P<host>[^/:]*)(?::\d*)?(?P<path>/.*)?$"),
+    )
 
 
 def resolve_project(value: str | None, cwd: str | Path | None = None) -> str | None:
@@ -92,17 +101,18 @@ def remote_url(config: Path) -> str | None:
         lines = config.read_text("utf-8", "replace").splitlines()
     except OSError:
         return None
+    remote, section_start, url_line = _patterns()[:3]
     urls: dict[str, str] = {}
     current: str | None = None
     for line in lines:
-        section = _REMOTE.match(line)
+        section = remote.match(line)
         if section:
             current = section["name"]
             continue
-        if _SECTION.match(line):
+        if section_start.match(line):
             current = None
             continue
-        url = _URL.match(line)
+        url = url_line.match(line)
         if current is not None and url and current not in urls:
             urls[current] = url["url"].strip('"')
     return urls.get("origin") or next(iter(urls.values()), None)
@@ -114,13 +124,14 @@ def normalise_remote(url: str) -> str | None:
     url = url.strip()
     if not url:
         return None
-    found = _URL_LIKE.match(url)
+    scp_like, url_like = _patterns()[3:]
+    found = url_like.match(url)
     if found and found["host"]:
         host, path = found["host"], found["path"] or ""
     elif found:  # file:///srv/repo.git
         host, path = "", found["path"] or ""
     else:
-        scp = _SCP_LIKE.match(url)
+        scp = scp_like.match(url)
         if scp and not url.startswith(("/", ".")):
             host, path = scp["host"], scp["path"]
         else:

@@ -6,12 +6,12 @@ from storage -> the ranking of ``zeromem_cli.ranking`` (its docstring writes the
 1. Candidates: FTS5 finds the memories matching the parsed query (``ParsedQuery.match``: stop
    words dropped, terms OR-ed, prefix and verb variants) within the scope and filters, and
    BM25 orders them, the labels a user chose (key, tags, category) weighted above the body
-   (``storage.candidates``); the best ``limit + pool`` are kept. The query's related English
+   (``Backend.candidates``); the best ``limit + pool`` are kept. The query's related English
    words (``text.related``) are ranked in a second pass merged at
    ``ranking.factors.merged_candidates``.
-2. Re-scoring: BM25 times the per-candidate multipliers (importance, pinned, recency, a date
-   the query names), plus the coverage bonus, then the list factors (assistant's turns,
-   answer kind, session evidence, conversation context), each a function of
+2. Re-scoring: BM25 times the per-candidate multipliers (importance, pinned, a date the
+   query names), plus the coverage bonus, then the list factors (session evidence,
+   conversation context), each a function of
    ``ranking.factors`` weighed by a field of ``Tuning``. None can lift a memory that does not
    match the query.
 
@@ -20,39 +20,25 @@ The score (higher is better) is what ``Memory.score`` carries and what ``--min-s
 
 from __future__ import annotations
 
-import re
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, timedelta
-from operator import or_
-from typing import Any
+from datetime import datetime
 
-from zeromem_cli.models import Filters, Memory, Scope
-from zeromem_cli.plain import FrozenRecord
+from zeromem_cli.models import Filters, Scope
 from zeromem_cli.ranking import factors
-from zeromem_cli.ranking.context import lent_by_neighbours
+from zeromem_cli.ranking.features import holding_every_word, present
+from zeromem_cli.ranking.rescore import rescored
 from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
-from zeromem_cli.storage import candidates as storage
-from zeromem_cli.storage import memories as stored
-from zeromem_cli.storage.candidates import BM25_WEIGHTS
-from zeromem_cli.storage.sqlite.window import any_of
-from zeromem_cli.text.answers import answer_kinds, holds_answer
-from zeromem_cli.text.dates import DateHint, date_hint
-from zeromem_cli.text.lexicon import IRREGULAR_FORMS
-from zeromem_cli.text.normalize import fold, latin_words, simplified
+from zeromem_cli.storage.base import Backend
+from zeromem_cli.storage.query import BM25_WEIGHTS, CandidateQuery, Match
+from zeromem_cli.storage.records import Row
+from zeromem_cli.text.dates import date_hint
 from zeromem_cli.text.query import (
     MAX_TERMS,
-    PREFIX_MIN_LENGTH,
     ParsedQuery,
     Term,
     expand_terms,
-    parse_query,
-    quote,
 )
 from zeromem_cli.text.related import related_words
-from zeromem_cli.text.speakers import ASSISTANT_LABELS, speaker_of, told_by_you
-from zeromem_cli.text.spelling import spelling_variants
-from zeromem_cli.times import from_iso
 
 # Search's knobs are fields of the one ``Tuning`` record (``zeromem_cli/ranking/tuning.json``);
 # ``Ranking`` is its name here, kept for callers (``store.search(..., ranking=...)``).
@@ -61,7 +47,7 @@ DEFAULT_RANKING = DEFAULT_TUNING
 
 
 def run_search(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scope: Scope,
     now: datetime,
     query: ParsedQuery,
@@ -70,45 +56,38 @@ def run_search(
     filters: Filters,
     ranking: Ranking = DEFAULT_RANKING,
     as_of: datetime | None = None,
-) -> list[tuple[sqlite3.Row, float]]:
+) -> list[tuple[Row, float]]:
     """The best ``limit`` memories for ``query`` as (row, score) pairs, best first.
 
     ``as_of``: the moment the question is asked from (default ``now``): dates it names
     ("last week", "yesterday") and recency are reckoned from it; which memories are visible
-    (expiry) is still decided by ``now``. sqlite3 errors propagate for the store to map.
+    (expiry) is still decided by ``now``. Driver errors propagate for the store to map.
     """
-    apart = _split_pairs(conn, query, limit)
-    match = query.match(prefix=ranking.prefix, variants=ranking.variants, apart=apart)
-    if not match or not match.strip():
+    apart = _split_pairs(backend, query, limit)
+    groups = _word_terms(query, ranking, apart)
+    if not groups:
         return []
     candidates = _candidates(limit, ranking)
-    ranked: list[tuple[sqlite3.Row, float]] = []
-    every_word = _all_words_match(query, ranking, apart) if ranking.all_words_first else None
-    groups = _word_terms(query, ranking, apart)
-    if every_word is not None and (
-        not storage.probe_first(conn)
-        or storage.holds_at_least(
-            conn, dict.fromkeys((every_word.exact, every_word.match)), candidates
+    ranked: list[tuple[Row, float]] = []
+    if ranking.all_words_first and 2 <= len(query.words) <= ranking.all_words_max:
+        # The memories holding every word first, when enough do: the coverage bonus puts them
+        # on top anyway, and on a large store this spares ranking the many holding one
+        # common word (the backend may probe that enough do before ranking them).
+        every = CandidateQuery(
+            Match.every_word(groups), scope, filters, now, candidates, full_only=True
         )
-    ):
-        ranked = storage.ranked(
-            conn, scope, now, every_word.match, filters, candidates, words=groups, every=True
-        )
+        ranked = backend.candidates(every)
     if len(ranked) < candidates:  # too few hold every word: rank every memory holding any
-        ranked = storage.ranked(conn, scope, now, match, filters, candidates, words=groups)
+        ranked = backend.candidates(
+            CandidateQuery(Match.any_word(groups), scope, filters, now, candidates)
+        )
     related = _related(query) if ranking.related > 0 else {}
     if related:
-        related = _rare_related(conn, related)
+        related = _rare_related(backend, related)
     if related:
         terms = [[Term(word)] for word in dict.fromkeys(w for ws in related.values() for w in ws)]
-        extra = storage.ranked(
-            conn,
-            scope,
-            now,
-            " OR ".join(t[0].expression() for t in terms),
-            filters,
-            candidates,
-            words=terms,
+        extra = backend.candidates(
+            CandidateQuery(Match.any_word(terms), scope, filters, now, candidates)
         )
         ranked = _merged(ranked, extra, ranking.related, candidates)
         holders = {row["id"] for row, _ in extra}
@@ -117,18 +96,16 @@ def run_search(
     asked = as_of or now
     hint = date_hint(query.text, asked)
     words = list(query.content) if ranking.coverage or ranking.session else []
-    return _rescored(
+    return rescored(
         ranked,
-        asked,
         ranking,
         hint,
         words,
         filters,
         limit,
         (related, holders),
-        query.text,
-        lambda memory, span, window: stored.neighbours(
-            conn, memory.scope, filters, now, memory, span, window
+        lambda memory, span, window: backend.neighbours(
+            memory.scope, filters, now, memory, span, window
         ),
     )
 
@@ -152,35 +129,22 @@ def _related(query: ParsedQuery) -> dict[str, tuple[str, ...]]:
 RELATED_MAX_MATCHES = DEFAULT_TUNING.related_max_matches
 
 
-def is_common(conn: sqlite3.Connection, word: str, more_than: int = RELATED_MAX_MATCHES) -> bool:
+def is_common(backend: Backend, word: str, more_than: int = RELATED_MAX_MATCHES) -> bool:
     """Whether ``word`` (exactly, no variants) matches more than ``more_than`` memories:
     probed without ranking, a walk of at most that many index entries. An added word this
-    common weighs little in BM25 and costs a search the most (related words, pack's feedback)."""
-    return storage.holds_at_least(conn, [quote(word)], more_than + 1)
-
-
-def held_by_few(conn: sqlite3.Connection, word: str, most: int = RELATED_MAX_MATCHES) -> bool:
-    """Whether ``word``, exactly, is held by at least one and at most ``most`` memories. On a
-    store that large, a word added to a query (pack's feedback) must be: a common one says
-    little and costs its search the most, and one held only through its prefix variant (a
-    stem like ``migrat``) may be common through it, which only a costly prefix probe tells."""
-    return 0 < storage.count_matches(conn, quote(word), most + 1) <= most
-
-
-def may_hold_common_words(conn: sqlite3.Connection, more_than: int = RELATED_MAX_MATCHES) -> bool:
-    """Whether any word of the store can match more than ``more_than`` memories."""
-    return storage.larger_than(conn, more_than)
+    common weighs little in BM25 and costs a search the most (related words)."""
+    return backend.holds_at_least(Match.phrase(word), more_than + 1)
 
 
 def _rare_related(
-    conn: sqlite3.Connection, related: dict[str, tuple[str, ...]]
+    backend: Backend, related: dict[str, tuple[str, ...]]
 ) -> dict[str, tuple[str, ...]]:
     """``related`` without the related words matching more than ``RELATED_MAX_MATCHES``
     memories (``is_common``)."""
     common = {
         word
         for word in dict.fromkeys(w for ws in related.values() for w in ws)
-        if is_common(conn, word)
+        if is_common(backend, word)
     }
     if not common:
         return related
@@ -224,7 +188,7 @@ def _merged(
 
 
 def run_fts_search(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scope: Scope,
     now: datetime,
     expression: str,
@@ -237,12 +201,13 @@ def run_fts_search(
     processing, no date or coverage factor; a malformed expression raises InvalidInputError."""
     if not expression.strip():
         return []
-    storage.check_expression(expression)
-    ranked = storage.ranked(conn, scope, now, expression, filters, _candidates(limit, ranking))
-    return _rescored(ranked, now, ranking, None, [], filters, limit)
+    ranked = backend.expression_candidates(
+        expression, scope, filters, now, _candidates(limit, ranking)
+    )
+    return rescored(ranked, ranking, None, [], filters, limit)
 
 
-def _split_pairs(conn: sqlite3.Connection, query: ParsedQuery, limit: int) -> tuple[str, ...]:
+def _split_pairs(backend: Backend, query: ParsedQuery, limit: int) -> tuple[str, ...]:
     """The two-character CJK words of ``query`` whose bigram matches fewer than ``limit``
     memories: those are also searched with their characters apart (开会 in 开季度会议). A word
     that fills the page as written is not: the fallback's NEAR query costs, and is needed
@@ -250,7 +215,7 @@ def _split_pairs(conn: sqlite3.Connection, query: ParsedQuery, limit: int) -> tu
     return tuple(
         pair
         for pair in query.pairs
-        if storage.count_matches(conn, quote(pair), max(limit, 1)) < limit
+        if backend.count_matches(Match.phrase(pair), max(limit, 1)) < limit
     )
 
 
@@ -258,200 +223,6 @@ def _candidates(limit: int, ranking: Ranking) -> int:
     return min(limit + max(ranking.pool, 0), 2**63 - 1)  # SQLite ints are 64-bit
 
 
-def _rescored(
-    ranked: list[tuple[sqlite3.Row, float]],
-    now: datetime,
-    ranking: Ranking,
-    hint: DateHint | None,
-    words: list[str],
-    filters: Filters,
-    limit: int,
-    related: tuple[Mapping[str, Sequence[str]], set[int]] | None = None,
-    query_text: str | None = None,
-    neighbours: Neighbours | None = None,
-) -> list[tuple[sqlite3.Row, float]]:
-    """Stage 2: the candidates re-scored by the factors of ``ranking.factors``, best first,
-    the first ``limit`` kept. ``related``: query words with their related words
-    (``_related``), and the ids of the memories the related pass found (only those can hold
-    one). ``query_text``: the question as asked (``aggregates``). ``neighbours``: reads the
-    memories written next to one in its session (conversation context; None: none)."""
-    rows = [row for row, _ in ranked]
-    in_period = hint.test if hint is not None else None
-    found = _found(words, rows)
-    shares = [[1.0 if hit else 0.0 for hit in held] for held in found]
-    if related and related[1] and words:
-        _add_related(shares, found, words, rows, related, ranking.related_share)
-    coverage = [sum(held) / len(held) if held else 0.0 for held in shares]
-    base = [_score(row, rank, now, ranking, in_period) for row, rank in ranked]
-    # Coverage is added on the scale of the best candidate: holding the whole query is worth
-    # ``ranking.coverage`` times the top score, whatever the query's BM25 magnitude.
-    top = max(base, default=0.0)
-    scored = [
-        (row, score + factors.coverage_bonus(share, top, len(row["content"]), ranking))
-        for row, score, share in zip(rows, base, coverage, strict=True)
-    ]
-    if ranking.assistant > 0 and query_text is not None and told_by_you(query_text):
-        scored = _said_by_the_assistant(scored, ranking.assistant)
-    if ranking.answer > 0 and query_text is not None:
-        kinds = answer_kinds(query_text)
-        if kinds:
-            scored = _holding_an_answer(scored, kinds, ranking)
-    session, context = ranking.session, ranking.context
-    if (session > 0 or context > 0) and query_text is not None and aggregates(query_text):
-        session *= ranking.aggregate_session
-        context *= ranking.aggregate_session
-    if session > 0 and words:
-        scored = _session_evidence(scored, found, session)
-    if context > 0 and neighbours is not None:
-        scored = _lent_by_neighbours(scored, context, ranking, neighbours)
-    scored.sort(key=lambda pair: (-pair[1], -pair[0]["id"]))
-    if filters.min_score is not None:
-        scored = [pair for pair in scored if pair[1] >= filters.min_score]
-    return scored[:limit]
-
-
-def _said_by_the_assistant(
-    scored: list[tuple[sqlite3.Row, float]], weight: float
-) -> list[tuple[sqlite3.Row, float]]:
-    """The assistant's turns (``text.speakers.ASSISTANT_LABELS``) gain ``weight`` of their
-    score: the question asks what it said, and the user's turns around it share its words."""
-    tuning = DEFAULT_TUNING._replace(assistant=weight)
-    return [
-        (
-            row,
-            score
-            * factors.assistant_factor(
-                bool(ASSISTANT_LABELS.intersection(speaker_of(row["content"])[:1])), tuning
-            ),
-        )
-        for row, score in scored
-    ]
-
-
-def _holding_an_answer(
-    scored: list[tuple[sqlite3.Row, float]], kinds: tuple[str, ...], ranking: Tuning
-) -> list[tuple[sqlite3.Row, float]]:
-    """The candidates holding an answer of the kinds the question asks for gain
-    ``ranking.answer`` of their score (``factors.answer_factor``): "how long have you used
-    it?" is answered by "for about 6 months", which shares no word with it. A memory longer
-    than ``coverage_chars`` gains in proportion (a long answer holds some date or number
-    whatever it is about), and one past ``answer_longest`` times it is not even tested (it
-    would gain little, and testing it costs the most)."""
-    longest = ranking.answer_longest * ranking.coverage_chars
-    out = []
-    for row, score in scored:
-        size = len(row["content"])
-        held = size <= longest and holds_answer(kinds, row["content"])
-        out.append((row, score * factors.answer_factor(held, size, ranking)))
-    return out
-
-
-_AGGREGATE = re.compile(
-    r"\b(?:how many|how much|in total|total|altogether|combined|both|all (?:the|of)|"
-    r"each of|every time|so far)\b"
-    r"|,\s*the\b[^?]*\bor\b",  # a choice between two things: "which first, the A or the B?"
-    re.IGNORECASE,
-)
-
-
-def aggregates(text: str) -> bool:
-    """Whether a question adds things up ("how many", "in total", "both of my"): its answer
-    is usually spread over several conversations."""
-    return _AGGREGATE.search(text) is not None
-
-
-def _add_related(
-    shares: list[list[float]],
-    found: list[list[bool]],
-    words: list[str],
-    rows: list[sqlite3.Row],
-    related: tuple[Mapping[str, Sequence[str]], set[int]],
-    weight: float,
-) -> None:
-    """A query word a candidate misses but holds a related word of counts ``weight`` of a
-    word in ``shares``. Only the candidates the related pass found are tested."""
-    others_of, holders = related
-    asked = [(i, others_of[word]) for i, word in enumerate(words) if word in others_of]
-    if not asked:
-        return
-    flat = list(dict.fromkeys(w for _, others in asked for w in others))
-    where = {w: n for n, w in enumerate(flat)}
-    test = _WordTest(flat)
-    for row, share, hits in zip(rows, shares, found, strict=True):
-        if row["id"] not in holders:
-            continue
-        holds = test(row)
-        for i, others in asked:
-            if not hits[i] and any(holds[where[w]] for w in others):
-                share[i] = weight
-
-
-Neighbours = Callable[[Memory, int, timedelta], tuple[list[Memory], list[Memory]]]
-
-
-def _lent_by_neighbours(
-    scored: list[tuple[sqlite3.Row, float]],
-    weight: float,
-    ranking: Tuning,
-    neighbours: Neighbours,
-) -> list[tuple[sqlite3.Row, float]]:
-    """Candidates written just before or after one of the best hits, in its session (its
-    real neighbours, ``ranking.context``), borrow ``weight`` of its score: the answer to a
-    question often follows the turn naming its topic and shares no word with it. Only
-    candidates take part: a neighbour search did not find stays out."""
-    in_session = [(row, score) for row, score in scored if row["session"]]
-    if len(in_session) < 2:
-        return scored
-    best = sorted(in_session, key=lambda pair: (-pair[1], -pair[0]["id"]))
-    best = best[: ranking.context_sources]
-    sources = {row["id"]: stored.to_memory(row) for row, _ in best}
-    bonus = lent_by_neighbours(
-        {row["id"]: score for row, score in best}, sources, neighbours, ranking, weight
-    )
-    if not bonus:
-        return scored
-    return [(row, score + bonus.get(row["id"], 0.0)) for row, score in scored]
-
-
-def _session_evidence(
-    scored: list[tuple[sqlite3.Row, float]], found: list[list[bool]], weight: float
-) -> list[tuple[sqlite3.Row, float]]:
-    """Turns of the session holding most of the query keep their score; turns of sessions
-    holding less of it lose up to ``weight`` of theirs.
-
-    A session (a memory's origin: its agent and session) is a conversation, and the one that
-    answers a question usually holds all its words across a few turns, where a stray turn of
-    another conversation holds one. ``found``: per candidate, which query words it holds
-    (``_found``); a session's share is that of the words any of its candidates holds, and a
-    turn's score is multiplied by ``1 - weight * (1 - its session's share / the best
-    session's)``. Memories written outside a session are facts, not turns: they keep their
-    score. So does every turn when the candidates come from one session (a single
-    conversation orders as before).
-    """
-    held: dict[tuple[str, str], list[bool]] = {}
-    for (row, _), words in zip(scored, found, strict=True):
-        if row["session"]:
-            origin = (row["agent"], row["session"])
-            before = held.get(origin)
-            held[origin] = list(words) if before is None else [*map(or_, before, words)]
-    if len(held) < 2:
-        return scored
-    share = {origin: sum(words) / len(words) for origin, words in held.items()}
-    best = max(share.values())
-    if best <= 0:
-        return scored
-    return [
-        (
-            (row, score * factors.session_factor(share[row["agent"], row["session"]], best, weight))
-            if row["session"]
-            else (row, score)
-        )
-        for row, score in scored
-    ]
-
-
-# Queries of 2 to this many words try the all-words pass first; longer ones (a pasted paragraph)
-# rarely have enough memories holding every word for it to pay.
 ALL_WORDS_MAX = DEFAULT_TUNING.all_words_max
 
 
@@ -472,160 +243,13 @@ def _word_terms(
     return groups
 
 
-class _EveryWord(FrozenRecord):
-    """FTS5 expressions matching memories that hold every word of a query: ``match`` with
-    each word in any of its forms, ``exact`` in its exact forms only (a subset of ``match``'s
-    matches, cheaper to walk: no prefix variant's match lists to merge)."""
-
-    match: str
-    exact: str
-
-
-def _all_words_match(
-    query: ParsedQuery, ranking: Ranking, apart: tuple[str, ...] = ()
-) -> _EveryWord | None:
-    """The expressions matching memories that hold every word of ``query``, with the same
-    phrases as ``ParsedQuery.match`` so BM25 scores are identical; None for one word or many.
-
-    Whether enough memories hold every word is probed before they are ranked
-    (``storage.candidates.holds_at_least``, the exact forms first): on SQLite ranking them
-    costs far more than walking them, so an all-words pass bound to fall short is skipped, not
-    thrown away. A backend whose ranking is bounded says the probe does not pay
-    (``storage.candidates.probe_first``: PostgreSQL).
-    """
-    words = query.words
-    if not 2 <= len(words) <= ranking.all_words_max:
-        return None
-    per_word = [
-        expand_terms([word], prefix=ranking.prefix, variants=ranking.variants, apart=apart)
-        for word in words
-    ]
-    return _EveryWord(
-        " AND ".join(f"({any_of(terms, exact=False)})" for terms in per_word),
-        " AND ".join(f"({any_of(terms, exact=True)})" for terms in per_word),
-    )
-
-
-def _score(
-    row: sqlite3.Row,
-    rank: float,
-    now: datetime,
-    ranking: Tuning,
-    in_period: Callable[[str], bool] | None,
-) -> float:
-    """BM25 relevance (FTS5's rank is negative: lower is better) times the per-candidate
-    multipliers of ``ranking.factors``."""
-    age_days = (now - from_iso(row["created_at"])).total_seconds() / 86400
-    return (
-        -rank
-        * factors.importance_factor(row["importance"], ranking)
-        * factors.pinned_factor(bool(row["pinned"]), ranking)
-        * factors.recency_factor(age_days, ranking)
-        * factors.date_factor(in_period is not None and in_period(row["created_at"]), ranking)
-    )
-
-
-# -- how much of the query a memory holds ------------------------------------------------------
-
-_SUFFIXES = ("ing", "ed", "es", "s", "ly", "er")
-
-
-def _crude_stem(word: str) -> str:
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
-
-
-def present(words: list[str], row: sqlite3.Row) -> list[bool]:
-    """Which query words (Latin words, CJK bigrams) the memory's text holds.
-
-    A word counts when it, its crude stem or an irregular form occurs in the text; words of
-    four letters or more may also start a longer word (as the prefix variant in the query).
-    """
-    return _WordTest(words)(row)
-
-
-class _WordTest:
-    """``present`` for one query: what each word is looked for as, worked out once, so each
-    candidate costs one fold of its text and a few substring tests (pack re-scores hundreds)."""
-
-    def __init__(self, words: list[str]) -> None:
-        # Per word: (needles found anywhere in the text, whole words among its tokens).
-        self.tests: list[tuple[tuple[str, ...], frozenset[str]]] = []
-        for word in map(fold, words):
-            forms = tuple(IRREGULAR_FORMS.get(word, ()))
-            spellings = spelling_variants(word)
-            if len(word) >= PREFIX_MIN_LENGTH or not word.isascii():
-                stems = (_crude_stem(word), *map(_crude_stem, spellings))
-                self.tests.append(((*stems, *forms), frozenset()))
-            else:  # short words must be whole words: "art" is not in "start"
-                self.tests.append((forms, frozenset((word, _crude_stem(word), *spellings))))
-        self.needs_tokens = any(whole for _, whole in self.tests)
-
-    def __call__(self, row: sqlite3.Row | Mapping[str, Any]) -> list[bool]:
-        text = " " + fold(
-            " ".join((row["content"], row["tags"], row["category"], row["key"] or ""))
-        )
-        tokens = set(latin_words(text)) if self.needs_tokens else set()
-        found = [
-            not tokens.isdisjoint(whole) or any(needle in text for needle in needles)
-            for needles, whole in self.tests
-        ]
-        if all(found) or text.isascii():
-            return found
-        # Traditional characters fold to simplified (as in the index) only when a word was
-        # missed: most candidates hold them as written, and folding each costs.
-        text = simplified(text)
-        return [
-            hit or any(needle in text for needle in needles)
-            for hit, (needles, _) in zip(found, self.tests, strict=True)
-        ]
-
-
-def holding_every_word(query: str, items: Sequence[Memory]) -> list[Memory]:
-    """The memories among ``items`` whose text, tags, category or key hold every word of
-    ``query`` (its content words; all its words when each is a stop word), in the forms
-    ``present`` accepts. What ``forget --query`` and ``restore --query`` act on."""
-    words = list(parse_query(query).words)
-    if not words:
-        return []
-    test = _WordTest(words)
-    return [
-        m
-        for m in items
-        if all(
-            test(
-                {
-                    "content": m.content,
-                    "tags": " ".join(m.tags),
-                    "category": m.category,
-                    "key": m.key,
-                }
-            )
-        )
-    ]
-
-
-def _found(words: list[str], rows: list[sqlite3.Row]) -> list[list[bool]]:
-    """For each candidate, which query words it holds (``present``).
-
-    BM25 adds up term scores, so one very rare word can outweigh three ordinary ones: the
-    share of the question a memory holds (the coverage bonus) makes a memory holding more of
-    it rank above one holding less, and the share its session holds is session evidence.
-    """
-    if not words or not rows:
-        return [[] for _ in rows]
-    test = _WordTest(words)
-    return [test(row) for row in rows]
-
-
 __all__ = [
     "BM25_WEIGHTS",
     "DEFAULT_RANKING",
     "Ranking",
-    "aggregates",
     "date_hint",
+    "holding_every_word",
+    "present",
     "run_fts_search",
     "run_search",
 ]

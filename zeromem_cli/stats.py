@@ -1,23 +1,25 @@
 """What a database holds and what packing saves: the numbers behind ``zeromem stats``.
 
-Counts come from one pass over ``memories`` (``storage.bulk``); stored tokens are estimated
-over the live memories' content; the average ``pack`` output comes from the operations log
-(``oplog``), so the report can say how many tokens packing prints compared with pasting every
-live memory.
+Counts come from one pass over ``memories`` (``Backend.counts`` and its neighbours); stored
+tokens are estimated over the live memories' content; the average ``pack`` output comes from
+the operations log (``oplog``), so the report can say how many tokens packing prints compared
+with pasting every live memory. Called through ``MemoryStore.stats``, which owns the backend
+and the clock.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from zeromem_cli.oplog import summarize
 from zeromem_cli.pack.tokens import count_tokens
-from zeromem_cli.storage import bulk, vectors
-from zeromem_cli.storage.db import mapped_errors
 
 if TYPE_CHECKING:
-    from zeromem_cli.store import MemoryStore
+    from zeromem_cli.models import Scope
+    from zeromem_cli.oplog import OperationSummary
+    from zeromem_cli.storage.base import Backend
 
 
 @dataclass
@@ -89,37 +91,35 @@ def database_bytes(path: Any) -> int:
     return total
 
 
-def collect(store: MemoryStore, *, all_scopes: bool = False) -> Stats:
-    """Counts for this store's scope, or for the whole database with ``all_scopes``."""
-    scope = None if all_scopes else store.scope
-    now = store.now()
-    conn = store.connection
-    stats = Stats(all_scopes=all_scopes)
-    with mapped_errors(store.path):
-        stats.live, stats.expired, stats.trash, stats.pinned, stats.with_keys = bulk.counts(
-            conn, scope, now
-        )
-        stats.by_category = bulk.live_by_category(conn, scope, now)
-        stats.by_scope = [
-            {
-                "user": user or None,
-                "agent": agent or None,
-                "session": session or None,
-                "project": project or None,
-                "live": n,
-            }
-            for user, agent, session, project, n in bulk.live_by_scope(conn, scope, now)
-        ]
-        stats.stored_tokens = sum(
-            count_tokens(text) for text in bulk.live_contents(conn, scope, now)
-        )
-        stats.embedded = vectors.coverage(conn, scope, now)[0]
-        stats.vector_model = vectors.model(conn)
-        stats.vector_bytes = vectors.stored_bytes(conn)
-        # A file store: the file and its WAL; a server store: what the server holds for it.
-        server = bulk.server_bytes(conn)
-    stats.database_bytes = database_bytes(store.path) if server is None else server
-    operations = summarize(store)
+def collect(backend: Backend, scope: Scope | None, now: datetime, path: Path | str) -> Stats:
+    """Counts for ``scope``, or for the whole database when it is None."""
+    stats = Stats(all_scopes=scope is None)
+    stats.live, stats.expired, stats.trash, stats.pinned, stats.with_keys = backend.counts(
+        scope, now
+    )
+    stats.by_category = backend.live_by_category(scope, now)
+    stats.by_scope = [
+        {
+            "user": user or None,
+            "agent": agent or None,
+            "session": session or None,
+            "project": project or None,
+            "live": n,
+        }
+        for user, agent, session, project, n in backend.live_by_scope(scope, now)
+    ]
+    stats.stored_tokens = sum(count_tokens(text) for text in backend.live_contents(scope, now))
+    stats.embedded = backend.vector_coverage(scope, now)[0]
+    stats.vector_model = backend.vector_model()
+    stats.vector_bytes = backend.vector_bytes()
+    # A file store: the file and its WAL; a server store: what the server holds for it.
+    server = backend.server_bytes()
+    stats.database_bytes = database_bytes(path) if server is None else server
+    return stats
+
+
+def with_operations(stats: Stats, operations: dict[str, OperationSummary]) -> Stats:
+    """``stats`` with what the operations log says: runs per operation, pack's average."""
     stats.operations = {op: summary.count for op, summary in operations.items()}
     pack = operations.get("pack")
     if pack is not None and pack.count:

@@ -1,40 +1,59 @@
 """MemoryStore: the library API, the one public class.
 
-It holds the connection, the scope and the clock, and each method has one shape: validate the
-arguments, then run one function over the connection (``search``, ``writes``,
-``storage.memories``, ``pack.select``) inside a read with busy retry and error mapping
-(``storage.db.read``) or one write transaction (``transaction``). No SQL here: that is
-``storage``'s (see its docstring for the storage model).
+It holds the storage backend (``storage.base.Backend``, chosen once when the store opens),
+the scope and the clock, and each method has one shape: validate the arguments, then run one
+function over the backend (``search``, ``writes``, ``versions``, ``pack.select``,
+``lifecycle``, ``stats``, ``transfer``, ``semantic``) inside a read with busy retry and error
+mapping (``Backend.read``) or one write transaction (``Backend.transaction``). No SQL here:
+that is ``storage``'s (see its docstring for the storage model), and no module outside this
+one and ``storage`` touches the driver's connection (``tests/system/test_api_boundary.py``).
+
+A call with many parts takes a request record (``requests.PackRequest``, ``WriteRequest``,
+``ImportRequest``) built once by its face; keyword arguments change fields of it. The store
+records its own operations in the operations log ``stats`` reads, once per outermost call,
+when its ``StoreSettings.log`` says so (``operation``).
 """
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from zeromem_cli import validation, writes
-from zeromem_cli.config import SETTINGS
+from zeromem_cli import validation, versions, writes
 from zeromem_cli.errors import InvalidInputError, NotFoundError, StoreError
 from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope, WriteResult
-from zeromem_cli.pack import DEFAULT_POOL
-from zeromem_cli.search import BM25_WEIGHTS, DEFAULT_RANKING, Ranking, run_fts_search, run_search
+from zeromem_cli.requests import (
+    ImportRequest,
+    PackRequest,
+    StoreSettings,
+    WriteRequest,
+    changed,
+)
+from zeromem_cli.search import DEFAULT_RANKING, Ranking, run_fts_search, run_search
 from zeromem_cli.semantic.switch import Semantic
-from zeromem_cli.storage import db, memories
+from zeromem_cli.storage import db
+from zeromem_cli.storage.base import Backend
+from zeromem_cli.storage.query import BM25_WEIGHTS
+from zeromem_cli.storage.records import to_memory
 from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import parse_query
 from zeromem_cli.times import Clock, utcnow
 from zeromem_cli.writes import UNSET
 
-DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
-
 if TYPE_CHECKING:
     from zeromem_cli.keys import Key
-    from zeromem_cli.pack.format import ContentOf
-    from zeromem_cli.pack.select import PackResult, Weights
+    from zeromem_cli.lifecycle import GcPolicy, GcReport, PurgeResult, Selection
+    from zeromem_cli.oplog import OperationSummary
+    from zeromem_cli.pack.select import PackResult
+    from zeromem_cli.semantic.embedder import Embedder
+    from zeromem_cli.semantic.indexer import IndexReport
+    from zeromem_cli.stats import Stats
+    from zeromem_cli.transfer.imports import ImportReport
 
 
 # A uid prefix needs this many hex digits (fewer would read as a typo more often than a
@@ -52,7 +71,8 @@ def _is_id(ref: int | str) -> bool:
 
 
 class MemoryStore:
-    """A per-user memory database. Every method is deterministic code over SQLite.
+    """A per-user memory database. Every method is deterministic code over its storage backend
+    (SQLite, or PostgreSQL for a ``postgresql://`` location).
 
     ``scope`` (user / agent / session / project) is fixed per store. Writes are stamped with
     it; reads see the memories of its owner (user and project) from every agent and session, so
@@ -70,19 +90,15 @@ class MemoryStore:
         project: str | None = None,
         isolate: bool = False,
         clock: Clock | None = None,
-        max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES,
-        notice: Callable[[str], None] | None = None,
         key: str | Key | None = None,
         key_file: str | Path | None = None,
         read_only: bool | Literal["auto"] = False,
-        if_missing: Literal["create", "empty", "error"] = "create",
-        max_tags: int = validation.DEFAULT_MAX_TAGS,
-        max_tag_chars: int = validation.DEFAULT_MAX_TAG_CHARS,
-        semantic: bool | str | None = None,
-        semantic_model: str | None = None,
+        settings: StoreSettings | None = None,
     ) -> None:
-        """``notice`` (e.g. print to stderr) is told before a long one-time job on opening: a
-        schema upgrade or a search-index rebuild of a large store after an upgrade.
+        """``settings`` (``StoreSettings``): the content and tag limits of a write, a
+        ``notice`` (e.g. print to stderr) told before a long one-time job on opening (a schema
+        upgrade or a search-index rebuild of a large store after an upgrade), and whether
+        operations are logged for ``stats``.
 
         ``key`` / ``key_file`` open an encrypted store (or create a new one encrypted); without
         them ``ZEROMEM_KEY_FILE``, ``ZEROMEM_KEY`` and the OS keyring are tried (``keys``).
@@ -94,20 +110,21 @@ class MemoryStore:
         otherwise; ``writable`` says which it got (a plain SQLite file: an encrypted one
         opens as usual).
 
-        ``if_missing``: what a SQLite file that does not exist yet means: ``"create"`` it (a
-        write), read it as an ``"empty"`` store without creating anything (a read of the
-        default store), or an ``"error"`` naming it (a read of a store the user named: a
-        typo in ``--db`` is not an empty store).
+        ``settings.if_missing``: what a SQLite file that does not exist yet means: ``"create"``
+        it (a write), read it as an ``"empty"`` store without creating anything (a read of the
+        default store), or an ``"error"`` naming it (a read of a store the user named: a typo
+        in ``--db`` is not an empty store).
 
-        ``max_tags`` / ``max_tag_chars`` cap the tags a write (add, update, import) may give a
-        memory: more, or a longer one, is ``InvalidInputError``.
+        ``settings.max_tags`` / ``max_tag_chars`` cap the tags a write (add, update, import)
+        may give a memory: more, or a longer one, is ``InvalidInputError``.
 
-        ``semantic``: semantic recall (the ``zeromem[semantic]`` extra): ``"auto"`` (None, the
-        default: ``ZEROMEM_SEARCH_SEMANTIC``, else on when installed), True / ``"on"`` or
-        False / ``"off"``. When on, ``add`` / ``write`` / ``update`` store each memory's vector
-        in the same transaction and ``search`` / ``pack`` also find memories asked for in
-        other words. ``semantic_model``: another model (``zeromem_cli.semantic.embedder``).
-        When the model cannot load, ``notice`` is told once and the store works by words."""
+        ``settings.semantic``: semantic recall (the ``zeromem[semantic]`` extra): ``"auto"``
+        (None, the default: ``ZEROMEM_SEARCH_SEMANTIC``, else on when installed), True /
+        ``"on"`` or False / ``"off"``. When on, ``add`` / ``write`` / ``update`` store each
+        memory's vector in the same transaction and ``search`` / ``pack`` also find memories
+        asked for in other words. ``settings.semantic_model``: another model
+        (``zeromem_cli.semantic.embedder``). When the model cannot load, ``notice`` is told
+        once and the store works by words."""
         if path is None:
             from zeromem_cli.paths import default_db_path
 
@@ -117,17 +134,21 @@ class MemoryStore:
         self.location: str | Path = db.location(path)
         self.path: Path | str = db.display(self.location) if db.is_url(path) else Path(path)
         self.clock: Clock = clock or utcnow
-        self.max_content_bytes = max_content_bytes
-        self.max_tags = max_tags
-        self.max_tag_chars = max_tag_chars
+        self.settings = settings = settings or StoreSettings()
+        self.max_content_bytes = settings.max_content_bytes
+        self.max_tags = settings.max_tags
+        self.max_tag_chars = settings.max_tag_chars
+        # How deep in logged operations this store and its views are (shared by ``scoped``
+        # views): only the outermost call is logged.
+        self._depth = [0]
         resolved_key = _resolve_key(key, key_file)
-        self._conn: Any
-        if if_missing != "create" and db.is_missing(self.location):
+        self.backend: Backend
+        if settings.if_missing != "create" and db.is_missing(self.location):
             read_only = True
-            self._conn = (
+            self.backend = (
                 db.open_empty()
-                if if_missing == "empty"
-                else db.MissingStore(
+                if settings.if_missing == "empty"
+                else db.MissingStore(  # type: ignore[assignment]
                     StoreError(
                         f"no store at {self.path}: check --db / ZEROMEM_DB (the first write, "
                         "such as `zeromem add`, creates one)"
@@ -137,15 +158,15 @@ class MemoryStore:
         else:
             if read_only == "auto":
                 read_only = not db.can_write(self.location)
-            self._conn = db.open_store(
-                self.location, notice, key=resolved_key, read_only=bool(read_only)
+            self.backend = db.open_backend(
+                self.location, settings.notice, key=resolved_key, read_only=bool(read_only)
             )
         self.writable = not read_only
-        self.semantic = Semantic(semantic, semantic_model, notice)
+        self.semantic = Semantic(settings.semantic, settings.semantic_model, settings.notice)
         # A member of a team store is its PostgreSQL role: that is its user scope unless
         # another is given (the database's policies decide what that one shows).
         self.scope = Scope(
-            user or db.member_user(self._conn), agent, session, project, isolate=isolate
+            user or self.backend.member_user(), agent, session, project, isolate=isolate
         )
 
     # -- plumbing ---------------------------------------------------------------------------
@@ -168,7 +189,7 @@ class MemoryStore:
         return view
 
     def close(self) -> None:
-        self._conn.close()
+        self.backend.close()
 
     def __enter__(self) -> MemoryStore:
         return self
@@ -179,16 +200,16 @@ class MemoryStore:
     @property
     def connection(self) -> Any:
         """The raw connection (a ``sqlite3.Connection``, or a psycopg connection for a
-        PostgreSQL store): for the library functions that take a store and run ``storage``
-        functions on its database (``lifecycle``, ``stats``, ``oplog``, ``transfer``), and for
-        tests and tools that inspect the database."""
-        return self._conn
+        PostgreSQL store), for tests and tools that inspect the database below the API. No
+        module of the package outside this one and ``storage`` reads it."""
+        return self.backend.connection
 
     def now(self) -> datetime:
         return self.clock()
 
-    def transaction(self) -> AbstractContextManager[Any]:
-        """One write transaction (``BEGIN IMMEDIATE``: the write lock up front).
+    def transaction(self) -> AbstractContextManager[Backend]:
+        """One write transaction (``BEGIN IMMEDIATE``: the write lock up front), as the
+        backend that runs its statements.
 
         Nested use joins the outer transaction through a SAVEPOINT, so a library caller (or
         import) can batch many ``add`` / ``forget`` calls into one all-or-nothing commit::
@@ -197,7 +218,26 @@ class MemoryStore:
                 for text in texts:
                     store.add(text)
         """
-        return db.transaction(self._conn, self.path)
+        return self.backend.transaction()
+
+    @contextmanager
+    def operation(self, op: str | None) -> Iterator[LoggedOperation]:
+        """One operation of the log ``stats`` reads: the calls made inside the block (a search
+        inside an ingest, the writes of an import) are part of it and are not logged on their
+        own. Logged once the block succeeds, if this store logs (``StoreSettings.log``), with
+        the ``results`` and ``tokens`` the block sets on what it is given; ``op=None`` logs
+        nothing and keeps the calls inside unlogged."""
+        entry = LoggedOperation()
+        self._depth[0] += 1
+        try:
+            yield entry
+        finally:
+            self._depth[0] -= 1
+        if op is not None and not self._depth[0] and self.settings.log and self.writable:
+            from zeromem_cli import oplog
+
+            now = self.now()
+            oplog.record(self.backend, self.transaction, now, op, entry.results, entry.tokens)
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -214,8 +254,8 @@ class MemoryStore:
         if isinstance(ref, int) or len(text) < UID_PREFIX_MIN:
             return validation.memory_id(ref)
         number = int(text)
-        if 1 <= number <= validation.MAX_ID and db.read(
-            self._conn, self.path, lambda conn: memories.has_id(conn, self.scope, number)
+        if 1 <= number <= validation.MAX_ID and self.backend.read(
+            lambda backend: backend.has_id(self.scope, number)
         ):
             return number
         try:
@@ -230,10 +270,8 @@ class MemoryStore:
                 f"not a memory id or uid: {ref!r} (an id, a uid, or the first "
                 f"{UID_PREFIX_MIN}+ characters of one)"
             )
-        ids = db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.ids_by_uid_prefix(conn, self.scope, digits, UID_PREFIX_COUNT),
+        ids = self.backend.read(
+            lambda backend: backend.ids_by_uid_prefix(self.scope, digits, UID_PREFIX_COUNT)
         )
         if not ids:
             raise NotFoundError(f"no memory with uid {ref} in this scope")
@@ -252,24 +290,18 @@ class MemoryStore:
         digits = uid.strip().lower().replace("-", "") if isinstance(uid, str) else ""
         if len(digits) != 32 or digits.strip("0123456789abcdef"):
             return None
-        ids = db.read(
-            self._conn, self.path, lambda conn: memories.ids_by_uid_prefix(conn, None, digits, 1)
-        )
+        ids = self.backend.read(lambda backend: backend.ids_by_uid_prefix(None, digits, 1))
         if not ids:
             return None
-        return db.read(self._conn, self.path, lambda conn: memories.fetch(conn, ids[0]))
+        return self.backend.read(lambda backend: backend.fetch(ids[0]))
 
     def scopes(self, *, every: bool = False) -> builtins.list[tuple[Scope, int]]:
         """The exact scopes holding live memories, with how many, most first: among those this
         store reads, or with ``every`` in the whole database (``stats``' breakdown). The
         framework faces map their namespaces onto scopes and list them with it."""
-        from zeromem_cli.storage import bulk
-
         now = self.now()
-        rows = db.read(
-            self._conn,
-            self.path,
-            lambda conn: bulk.live_by_scope(conn, None if every else self.scope, now),
+        rows = self.backend.read(
+            lambda backend: backend.live_by_scope(None if every else self.scope, now)
         )
         return [(Scope(u, a, s, p, isolate=True), n) for u, a, s, p, n in rows]
 
@@ -278,11 +310,9 @@ class MemoryStore:
     ) -> Memory:
         """One memory of this scope by id; NotFoundError if absent, deleted or expired."""
         now = self.now()
-        row = db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.visible_row(
-                conn,
+        row = self.backend.read(
+            lambda backend: versions.visible_row(
+                backend,
                 self.scope,
                 now,
                 memory_id,
@@ -290,16 +320,14 @@ class MemoryStore:
                 include_expired=include_expired,
             ),
         )
-        return memories.to_memory(row)
+        return to_memory(row)
 
     def list(self, limit: int | None = 50, filters: Filters | None = None) -> builtins.list[Memory]:
         """Memories of this scope, newest first."""
         limit = validation.check_limit(limit) if limit is not None else None
         now = self.now()
-        return db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.newest_first(conn, self.scope, filters or Filters(), now, limit),
+        return self.backend.read(
+            lambda backend: backend.newest_first(self.scope, filters or Filters(), now, limit)
         )
 
     def search(
@@ -335,10 +363,10 @@ class MemoryStore:
         dense = parsed is not None and bool(query.strip()) and self.semantic.wanted(semantic)
         vectors: builtins.list[Any] = []  # the question's, once computed (a retry reuses it)
 
-        def run(conn: Any) -> builtins.list[tuple[Any, float]]:
+        def run(backend: Backend) -> builtins.list[tuple[Any, float]]:
             if parsed is None:
-                return run_fts_search(conn, self.scope, now, query, **options)
-            found = run_search(conn, self.scope, now, parsed, as_of=as_of, **options)
+                return run_fts_search(backend, self.scope, now, query, **options)
+            found = run_search(backend, self.scope, now, parsed, as_of=as_of, **options)
             if not dense:
                 return found
             from zeromem_cli.semantic.need import settled
@@ -356,7 +384,7 @@ class MemoryStore:
             from zeromem_cli.semantic.recall import joined
 
             return joined(
-                conn,
+                backend,
                 self.scope,
                 now,
                 parsed.content,
@@ -368,8 +396,10 @@ class MemoryStore:
                 options["ranking"],
             )
 
-        scored = db.read(self._conn, self.path, run)
-        return [memories.to_memory(row, score=score) for row, score in scored]
+        with self.operation("search") as entry:
+            scored = self.backend.read(run)
+            entry.results = len(scored)
+        return [to_memory(row, score=score) for row, score in scored]
 
     def query_vector(self, query: str, semantic: bool | None = None) -> Any:
         """The question's vector (numpy), or None when semantic recall is off or unavailable
@@ -382,81 +412,45 @@ class MemoryStore:
     def history(self, memory_id: int) -> builtins.list[HistoryEntry]:
         """Every version of a memory, oldest first; the last one is the current version."""
         now = self.now()
-        return db.read(
-            self._conn, self.path, lambda conn: memories.history(conn, self.scope, now, memory_id)
+        return self.backend.read(
+            lambda backend: versions.history(backend, self.scope, now, memory_id)
         )
 
     def count(self, filters: Filters | None = None) -> int:
         now = self.now()
-        return db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.count(conn, self.scope, filters or Filters(), now),
+        return self.backend.read(
+            lambda backend: backend.count(self.scope, filters or Filters(), now)
         )
 
     # -- pack and what it reads ----------------------------------------------------------------
 
     def pack(
-        self,
-        query: str | None = None,
-        *,
-        budget: int = SETTINGS["pack.budget"].default,
-        tokenizer: str = SETTINGS["pack.tokenizer"].default,
-        format: str = SETTINGS["pack.format"].default,
-        header: str | None = None,
-        weights: Weights | None = None,
-        filters: Filters | None = None,
-        touch: bool = True,
-        pool: int = DEFAULT_POOL,
-        reveal: bool = False,
-        content_of: ContentOf | None = None,
-        inherit: bool = False,
-        pinned_share: float = SETTINGS["pack.pinned_share"].default,
-        exclude: Iterable[int] = (),
-        as_of: datetime | None = None,
-        ranking: Ranking | None = None,
-        semantic: bool | None = None,
+        self, query: str | None = None, request: PackRequest | None = None, **changes: Any
     ) -> PackResult:
         """The most relevant memories that fit a token budget, formatted for an LLM prompt.
 
-        See ``zeromem_cli.pack.select.pack`` for the options (``ranking``: the ``Tuning`` of
-        search and pack); ``touch`` records an access of
-        every packed memory (``record_access``), except in a read-only store.
+        ``request`` (``PackRequest``) says how; keyword arguments change fields of it
+        (``store.pack("q", budget=300)``). See ``zeromem_cli.pack.select.pack`` for each part
+        (``ranking``: the ``Tuning`` of search and pack; ``semantic``: this call's semantic
+        recall, None for the store's); ``touch`` records an access of every packed memory,
+        except in a read-only store.
         """
         from zeromem_cli.pack.select import pack
 
+        asked: PackRequest = changed(request or PackRequest(), changes)
         now = self.now()
-        vector = self.query_vector(query, semantic) if query else None
-        result = db.read(
-            self._conn,
-            self.path,
-            lambda conn: pack(
-                conn,
-                self.scope,
-                now,
-                query,
-                budget=budget,
-                tokenizer=tokenizer,
-                format=format,
-                header=header,
-                weights=weights,
-                filters=filters,
-                pool=pool,
-                reveal=reveal,
-                content_of=content_of,
-                inherit=inherit,
-                pinned_share=pinned_share,
-                exclude=exclude,
-                as_of=as_of,
-                ranking=ranking,
-                query_vector=None if vector is None else (vector, self.semantic.cache),
-            ),
-        )
-        if touch and result.memories and self.writable:
+        vector = self.query_vector(query, asked.semantic) if query else None
+        found = None if vector is None else (vector, self.semantic.cache)
+        with self.operation("pack") as entry:
+            result = self.backend.read(
+                lambda backend: pack(backend, self.scope, now, query, asked, found)
+            )
+            entry.results, entry.tokens = len(result.memories), result.tokens
+        if asked.touch and result.memories and self.writable:
             self.touch(m.id for m in result.memories)
         return result
 
-    def pack_candidates(
+    def _pack_candidates(
         self,
         limit: int,
         filters: Filters | None = None,
@@ -464,18 +458,14 @@ class MemoryStore:
         pinned_only: bool = False,
         pinned_limit: int | None = None,
     ) -> builtins.list[Memory]:
-        """What ``pack`` starts from besides search hits: the pinned memories (at most
-        ``pinned_limit``, most important first: more than a budget can hold is wasted work),
-        then (unless ``pinned_only``) up to ``limit`` of the most important and of the most
-        recent ones."""
+        """What ``pack`` starts from besides search hits (tests of the storage below it): the
+        pinned memories (at most ``pinned_limit``, most important first), then (unless
+        ``pinned_only``) up to ``limit`` of the most important and of the most recent ones."""
         limit = validation.check_limit(limit)
         pinned_limit = validation.check_limit(pinned_limit or validation.MAX_ID)
         now = self.now()
-        return db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.pack_candidates(
-                conn,
+        return self.backend.read(
+            lambda backend: backend.pack_candidates(
                 self.scope,
                 filters or Filters(),
                 now,
@@ -485,7 +475,7 @@ class MemoryStore:
             ),
         )
 
-    def neighbours(
+    def _neighbours(
         self,
         memory: Memory,
         span: int,
@@ -493,18 +483,15 @@ class MemoryStore:
         filters: Filters | None = None,
     ) -> tuple[builtins.list[Memory], builtins.list[Memory]]:
         """Up to ``span`` memories written just before ``memory`` (nearest first) and just
-        after it, in its origin (the session it was written in), in (created_at, id) order, at
-        most ``window`` apart from it, among those ``filters`` admit. The window bounds the
-        index range each side reads. A memory this store does not read has none."""
+        after it, in its origin session, at most ``window`` apart (tests of the conversation
+        context pack reads). A memory this store does not read has none."""
         now = self.now()
         if not self.scope.reads(memory.scope):
             return [], []
-        return db.read(
-            self._conn,
-            self.path,
-            lambda conn: memories.neighbours(
-                conn, memory.scope, filters or Filters(), now, memory, span, window
-            ),
+        return self.backend.read(
+            lambda backend: backend.neighbours(
+                memory.scope, filters or Filters(), now, memory, span, window
+            )
         )
 
     def touch(self, memory_ids: Iterable[int]) -> bool:
@@ -514,7 +501,7 @@ class MemoryStore:
         if not self.writable:
             return False
         try:
-            with db.best_effort_writes(self._conn, ACCESS_LOCK_WAIT_MS):
+            with self.backend.best_effort_writes(ACCESS_LOCK_WAIT_MS):
                 self.record_access(memory_ids)
         except StoreError:
             return False
@@ -527,73 +514,21 @@ class MemoryStore:
         if not ids:
             return
         now = self.now()
-        with self.transaction() as conn:
-            memories.record_access(conn, ids, now)
+        with self.transaction() as backend:
+            backend.record_access(ids, now)
 
     # -- writes (policy in writes.py) -----------------------------------------------------------
 
-    def add(
-        self,
-        content: str,
-        *,
-        category: str | None = None,
-        tags: Iterable[str] | None = None,
-        key: str | None = None,
-        importance: int | None = None,
-        pinned: bool | None = None,
-        meta: dict[str, Any] | None = None,
-        ttl: str | None = None,
-        expires_at: str | datetime | None = None,
-        user: str | None = UNSET,
-        agent: str | None = UNSET,
-        session: str | None = UNSET,
-        project: str | None = UNSET,
-        allow_duplicate: bool = False,
-        allow_secret: bool = False,
-    ) -> Memory:
+    def add(self, content: str, request: WriteRequest | None = None, **changes: Any) -> Memory:
         """Store a memory and return it (see ``write`` for key upsert and duplicates)."""
-        return self.write(
-            content,
-            category=category,
-            tags=tags,
-            key=key,
-            importance=importance,
-            pinned=pinned,
-            meta=meta,
-            ttl=ttl,
-            expires_at=expires_at,
-            user=user,
-            agent=agent,
-            session=session,
-            project=project,
-            allow_duplicate=allow_duplicate,
-            allow_secret=allow_secret,
-        ).memory
+        return self.write(content, request, **changes).memory
 
     def write(
-        self,
-        content: str,
-        *,
-        category: str | None = None,
-        tags: Iterable[str] | None = None,
-        key: str | None = None,
-        importance: int | None = None,
-        pinned: bool | None = None,
-        meta: dict[str, Any] | None = None,
-        ttl: str | None = None,
-        expires_at: str | datetime | None = None,
-        user: str | None = UNSET,
-        agent: str | None = UNSET,
-        session: str | None = UNSET,
-        project: str | None = UNSET,
-        allow_duplicate: bool = False,
-        merge: bool = False,
-        default_category: str | None = None,
-        created_at: str | datetime | None = None,
-        allow_secret: bool = False,
-        near: bool = True,
+        self, content: str, request: WriteRequest | None = None, **changes: Any
     ) -> WriteResult:
-        """Store a memory, saying what happened.
+        """Store a memory, saying what happened. ``request`` (``WriteRequest``) holds
+        everything but the text; keyword arguments change fields of it
+        (``store.write("text", key="k", category="fact")``).
 
         - ``key`` already used by a live memory of this scope (expired or not): this write
           becomes its new version (same id; the old version goes to history): ``updated``.
@@ -615,49 +550,62 @@ class MemoryStore:
         ``near=False`` skips looking for near-duplicates to list in ``similar`` (a search per
         write: most of a bulk ingest's time); ``merge`` looks for them all the same.
 
+        ``embed=False`` stores no vector now, even with semantic recall on: ``index`` (or
+        ``gc``) embeds the memory later, as it does an imported one; until then it is found
+        by words. For a bulk writer (``ingest``), whose speed embedding one memory at a time
+        would set.
+
         ``created_at`` (import, benchmarks) dates a new memory in the past instead of now; it is
         ignored when the write updates or matches an existing memory.
         """
-        created = writes.as_iso(created_at) if created_at is not None else None
+        asked: WriteRequest = changed(request or WriteRequest(), changes)
+        with self.operation("add") as entry:
+            result = self._write(content, asked)
+            entry.results = 1
+        return result
+
+    def _write(self, content: str, asked: WriteRequest) -> WriteResult:
+        created = writes.as_iso(asked.created_at) if asked.created_at is not None else None
+        own = self.scope
         scope = Scope(
-            self.scope.user if user is UNSET else user,
-            self.scope.agent if agent is UNSET else agent,
-            self.scope.session if session is UNSET else session,
-            self.scope.project if project is UNSET else project,
-            isolate=self.scope.isolate,
+            own.user if asked.user is UNSET else asked.user,
+            own.agent if asked.agent is UNSET else asked.agent,
+            own.session if asked.session is UNSET else asked.session,
+            own.project if asked.project is UNSET else asked.project,
+            isolate=own.isolate,
         )
         given = writes.content_fields(content, self.max_content_bytes)
-        self._check_tags(tags)
+        self._check_tags(asked.tags)
         given.update(
             writes.fields(
-                key=key,
-                category=category,
-                tags=tags,
-                importance=importance,
-                pinned=pinned,
-                meta=meta,
+                key=asked.key,
+                category=asked.category,
+                tags=asked.tags,
+                importance=asked.importance,
+                pinned=asked.pinned,
+                meta=asked.meta,
             )
         )
-        if ttl is not None or expires_at is not None:
-            given["expires_at"] = writes.expiry(ttl, expires_at, self.now())
+        if asked.ttl is not None or asked.expires_at is not None:
+            given["expires_at"] = writes.expiry(asked.ttl, asked.expires_at, self.now())
         writes.check_scope(scope)
-        if not allow_secret:
+        if not asked.allow_secret:
             writes.refuse_secrets(given, scope)
-        values = writes.new_values(given, default_category)
-        vector = self._passage_vector(given["content"])
-        with self.transaction() as conn:
+        values = writes.new_values(given, asked.default_category)
+        vector = self._passage_vector(given["content"]) if asked.embed else None
+        with self.transaction() as backend:
             result = writes.write(
-                conn,
+                backend,
                 scope,
                 self.now(),
                 given,
                 values,
                 created_at=created,
-                allow_duplicate=allow_duplicate,
-                merge=merge,
-                near=near,
+                allow_duplicate=asked.allow_duplicate,
+                merge=asked.merge,
+                near=asked.near,
             )
-            self._keep_vector(conn, result.memory, given, vector)
+            self._keep_vector(backend, result.memory, given, vector)
             return result
 
     def update(
@@ -700,9 +648,9 @@ class MemoryStore:
         if not allow_secret:
             writes.refuse_secrets({**new, "meta": validation.clean_meta(meta) if meta else None})
         vector = self._passage_vector(new["content"]) if "content" in new else None
-        with self.transaction() as conn:
-            memory = writes.update(conn, self.scope, self.now(), memory_id, new, meta)
-            self._keep_vector(conn, memory, new, vector)
+        with self.transaction() as backend:
+            memory = writes.update(backend, self.scope, self.now(), memory_id, new, meta)
+            self._keep_vector(backend, memory, new, vector)
             return memory
 
     def _passage_vector(self, content: str) -> Any:
@@ -713,7 +661,7 @@ class MemoryStore:
         return None if embedder is None else (embedder.name, embedder.passages([content]))
 
     @staticmethod
-    def _keep_vector(conn: Any, memory: Memory, given: dict[str, Any], vector: Any) -> None:
+    def _keep_vector(backend: Backend, memory: Memory, given: dict[str, Any], vector: Any) -> None:
         """Store ``vector`` with ``memory`` in the write's transaction, if it is of the
         memory's current text (a duplicate of other text keeps its own)."""
         if vector is None or memory.content != given["content"]:
@@ -721,31 +669,236 @@ class MemoryStore:
         from zeromem_cli.semantic import blocks
 
         owner = (memory.scope.user or "", memory.scope.project or "")
-        blocks.put(conn, vector[0], [(memory.id, given["content_hash"], owner)], vector[1])
+        blocks.put(backend, vector[0], [(memory.id, given["content_hash"], owner)], vector[1])
 
     def _check_tags(self, tags: Iterable[str] | None) -> None:
         if tags is not None:
             cleaned = validation.clean_tags(tags)
             validation.check_tags(cleaned, self.max_tags, self.max_tag_chars)
 
-    def forget(self, *memory_ids: int) -> int:
-        """Soft-delete memories (recoverable with ``restore``). All ids must exist, or none
-        is forgotten. Returns how many were forgotten."""
+    def forget(self, *memory_ids: int, strict: bool = True) -> int:
+        """Soft-delete memories (recoverable with ``restore``), in one transaction; how many
+        were forgotten. ``strict``: every id must be a live memory of this scope, or
+        ``NotFoundError`` and none is forgotten; otherwise the live ones among them are
+        forgotten (ids ``select`` gave, some of which another process may have forgotten
+        since)."""
         ids = builtins.list(dict.fromkeys(memory_ids))
         if not ids:
             return 0
         now = self.now()
-        with self.transaction() as conn:
-            return writes.forget(conn, self.scope, now, ids)
+        with self.operation("forget") as entry, self.transaction() as backend:
+            if strict:
+                entry.results = writes.forget(backend, self.scope, now, ids)
+            else:
+                entry.results = backend.forget_live(ids, now)
+        return entry.results
 
     def restore(self, memory_id: int) -> Memory:
         """Bring a soft-deleted (forgotten, expired or archived) memory back. An expiry that has
         passed is cleared, otherwise the restored memory would stay invisible."""
-        with self.transaction() as conn:
-            return writes.restore(conn, self.scope, self.now(), memory_id)
+        with self.transaction() as backend:
+            return writes.restore(backend, self.scope, self.now(), memory_id)
+
+    # -- lifecycle (policy in lifecycle.py) -----------------------------------------------------
+
+    def select(self, selection: Selection, verb: str = "forget") -> builtins.list[Memory]:
+        """The memories of this scope ``selection`` picks (``lifecycle.Selection``), for
+        ``forget``, ``restore`` or ``purge`` to act on once a person has seen them: by rank
+        when it has a query (only memories holding every one of its words), otherwise oldest
+        first. Explicit ids must all exist in the selected state, or ``NotFoundError``."""
+        from zeromem_cli import lifecycle
+
+        ids = lifecycle.checked_ids(selection, verb)
+        ranked: builtins.list[int] | None = None
+        with self.operation(None):
+            if selection.query is not None:
+                hits = self.search(
+                    selection.query,
+                    limit=sys.maxsize,
+                    filters=Filters(include_expired=True, include_deleted=True),
+                )
+                ranked = lifecycle.holding_every_word(selection.query, hits)
+            return self.backend.read(
+                lambda backend: lifecycle.select(backend, self.scope, selection, ids, ranked)
+            )
+
+    def purge(self, memory_ids: Sequence[int]) -> PurgeResult:
+        """Delete memories for good (live or in the trash), in one transaction, so that their
+        text is in none of the database files afterwards: rows, history and index entries go,
+        the index is rewritten and the write-ahead log truncated (``wal_truncated`` False: a
+        reader kept it busy, and the next ``gc`` finishes the job)."""
+        from zeromem_cli import lifecycle
+
+        with self.operation("purge") as entry:
+            with self.transaction() as backend:
+                purged = lifecycle.purge(
+                    backend, builtins.list(dict.fromkeys(memory_ids)), self.semantic.wanted()
+                )
+            entry.results = purged
+            with self.backend.mapped_errors():
+                truncated = lifecycle.checkpoint(self.backend) if purged else True
+        return lifecycle.PurgeResult(purged, truncated)
+
+    def gc(
+        self,
+        policy: GcPolicy | None = None,
+        *,
+        all_scopes: bool = True,
+        vacuum: bool = False,
+        dry_run: bool = False,
+    ) -> GcReport:
+        """Expire, purge old trash, archive stale memories (if ``policy`` enables it), optimize
+        the index and truncate the write-ahead log; ``vacuum`` also compacts the file,
+        ``dry_run`` only counts. ``all_scopes=False`` limits the row work to this scope. Works
+        in short transactions, so concurrent writers keep working."""
+        from zeromem_cli import lifecycle
+
+        scope = None if all_scopes else self.scope
+        with self.backend.mapped_errors():
+            return lifecycle.collect_garbage(
+                self.backend,
+                self.transaction,
+                scope,
+                self.now(),
+                policy or lifecycle.GcPolicy(),
+                vacuum=vacuum,
+                dry_run=dry_run,
+            )
+
+    def trash(
+        self, *, reason: str | None = None, limit: int | None = None
+    ) -> builtins.list[Memory]:
+        """Soft-deleted memories of this scope (``reason``: forgotten, expired or archived
+        only), most recently deleted first."""
+        return self.backend.read(
+            lambda backend: backend.trash(self.scope, reason=reason, limit=limit)
+        )
+
+    # -- semantic recall's vectors (semantic/) -------------------------------------------------
+
+    def unindexed(self, *, all_scopes: bool = True) -> int:
+        """Live memories (of every scope, or of this one) without a vector of their current
+        text while semantic recall is on: ``index`` embeds them. 0 when it is off."""
+        if not self.semantic.wanted():
+            return 0
+        from zeromem_cli.semantic.indexer import coverage
+
+        scope = None if all_scopes else self.scope
+        now = self.now()
+        covered, total = self.backend.read(lambda backend: coverage(backend, scope, now))
+        return total - covered
+
+    def index(
+        self,
+        *,
+        all_scopes: bool = True,
+        progress: Callable[[int], None] | None = None,
+        embedder: Embedder | None = None,
+    ) -> IndexReport:
+        """Embed the live memories (of every scope, or of this one) that have no vector of
+        their current text: after an import, an upgrade or a change of model. Resumable:
+        each batch commits on its own. ``progress(n)`` is told after each batch;
+        ``embedder``: another model than the store's (a benchmark's cache).
+        ``InvalidInputError`` when semantic recall is unavailable."""
+        from zeromem_cli.semantic.indexer import index
+
+        embedder = embedder or self.semantic.embedder(True)
+        if embedder is None:
+            from zeromem_cli.semantic.switch import INSTALL_HINT
+
+            raise InvalidInputError(
+                "semantic recall is off or unavailable here "
+                f"(search.semantic = {self.semantic.mode}; {INSTALL_HINT}): nothing indexed"
+            )
+        scope = None if all_scopes else self.scope
+
+        return index(self.backend, self.transaction, embedder, self.now(), scope, progress)
+
+    def embed_written(
+        self, memory_ids: Sequence[int], embedder: Embedder, keep_going: Callable[[], bool]
+    ) -> int:
+        """Embed these just-written memories, newest first, while ``keep_going()`` (a hook's
+        capture, within a share of its time limit); how many were embedded."""
+        from zeromem_cli.semantic.indexer import embed_some
+
+        return embed_some(self.backend, self.transaction, embedder, memory_ids, keep_going)
+
+    # -- counts and the operations log ---------------------------------------------------------
+
+    def stats(self, *, all_scopes: bool = False) -> Stats:
+        """Counts of this scope (``all_scopes``: the whole database), stored tokens, the size
+        on disk and what the operations log says ``pack`` printed."""
+        from zeromem_cli import stats
+
+        scope = None if all_scopes else self.scope
+        now = self.now()
+        found = self.backend.read(lambda backend: stats.collect(backend, scope, now, self.path))
+        return stats.with_operations(found, self.operations())
+
+    def operations(self) -> dict[str, OperationSummary]:
+        """The operations log per operation: how many times it ran, results and tokens in
+        total (empty when the log cannot be read)."""
+        from zeromem_cli import oplog
+
+        try:
+            return self.backend.read(oplog.summarize)
+        except StoreError:
+            return {}
+
+    # -- export and import (transfer/) ---------------------------------------------------------
+
+    def export(
+        self,
+        filters: Filters | None = None,
+        *,
+        all_scopes: bool = False,
+        with_history: bool = False,
+    ) -> builtins.list[dict[str, Any]]:
+        """The records to export (the JSON record of each memory, with its earlier versions
+        under ``history`` when ``with_history``), oldest id first, of this scope or every
+        scope."""
+        from zeromem_cli.transfer.export import export_records
+
+        scope = None if all_scopes else self.scope
+        now = self.now()
+        with self.operation("export") as entry:
+            records = self.backend.read(
+                lambda backend: export_records(backend, scope, now, filters, with_history)
+            )
+            entry.results = len(records)
+        return records
+
+    def import_records(
+        self,
+        records: Iterable[tuple[str, Any]],
+        request: ImportRequest | None = None,
+        **changes: Any,
+    ) -> ImportReport:
+        """Validate ``records`` (``(where, raw record)`` pairs, as ``transfer.read.parse``
+        gives them) and write them in one transaction; see ``transfer.imports``. ``request``
+        (``ImportRequest``): conflicts, invalid records, scopes, dry run; keyword arguments
+        change fields of it. An invalid record stops the import (``InvalidRecordsError``)
+        unless ``skip_invalid``."""
+        from zeromem_cli.transfer.imports import import_records
+
+        asked: ImportRequest = changed(request or ImportRequest(), changes)
+        with self.operation(None if asked.dry_run else "import") as entry:
+            report = import_records(self, records, asked)
+            entry.results = report.added + report.updated
+        return report
 
 
-__all__ = ["BM25_WEIGHTS", "MemoryStore", "StoreError"]
+class LoggedOperation:
+    """What one logged operation reports (``MemoryStore.operation``)."""
+
+    __slots__ = ("results", "tokens")
+
+    def __init__(self) -> None:
+        self.results = 0
+        self.tokens = 0
+
+
+__all__ = ["BM25_WEIGHTS", "LoggedOperation", "MemoryStore", "StoreError"]
 
 
 def _resolve_key(key: str | Key | None, key_file: str | Path | None) -> Key | None:

@@ -20,10 +20,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from zeromem_cli.errors import InvalidInputError
+from zeromem_cli.plain import FrozenRecord
 
 Clock = Callable[[], datetime]
 
@@ -48,8 +48,7 @@ for _names, _value in (
 _HINT = "use a number and a unit: 30s, 15min, 24h, 7d, 2w, 6mo, 1y, or ISO-8601 such as P6M"
 
 
-@dataclass(frozen=True)
-class Duration:
+class Duration(FrozenRecord):
     """A span a person typed: calendar months and plain seconds, kept apart because a month
     has no fixed length."""
 

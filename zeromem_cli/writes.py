@@ -1,17 +1,16 @@
-"""Write policy: what a write does to the store, as functions over a connection inside the
+"""Write policy: what a write does to the store, as functions over its backend inside the
 caller's transaction (``MemoryStore.write`` / ``update`` / ``forget`` / ``restore`` open it).
 
 A write is, in this order: a **key upsert** (the key names a live memory of the scope: this is
 its next version), a **duplicate** (the same content is live in the scope: nothing is added),
 a **merge** (``merge=True`` and a near-duplicate exists: the text becomes its next version) or
 an **insert**. ``fields`` validates the values a write gives before any of that. Every version
-change keeps the old version in history and the FTS entry in step (``storage.memories``).
+change keeps the old version in history and the index entry in step (``Backend.replace_version``).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -19,10 +18,13 @@ from typing import Any
 from zeromem_cli import validation
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Filters, Memory, Scope, WriteResult
-from zeromem_cli.storage import candidates, memories
+from zeromem_cli.storage.base import Backend
+from zeromem_cli.storage.query import CandidateQuery, Match
+from zeromem_cli.storage.records import KeyTaken, Row, to_memory
 from zeromem_cli.text.normalize import clean_content as _clean
 from zeromem_cli.text.normalize import content_hash, require_utf8
 from zeromem_cli.times import from_iso, parse_expiry, to_iso
+from zeromem_cli.versions import visible_row
 
 DEFAULT_CATEGORY = "general"
 DEFAULT_IMPORTANCE = 5
@@ -144,7 +146,7 @@ def check_scope(scope: Scope) -> None:
 
 
 def write(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scope: Scope,
     now: datetime,
     given: dict[str, Any],
@@ -160,39 +162,39 @@ def write(
     memory when it is a new one (``new_values``); ``created_at``: its stored time when it is
     backdated (None: ``now``)."""
     if given["key"] is not None:
-        updated = upsert_key(conn, scope, now, given)
+        updated = upsert_key(backend, scope, now, given)
         if updated is not None:
             return updated
     if not allow_duplicate:
-        same = live_duplicate(conn, scope, now, given["content_hash"])
+        same = live_duplicate(backend, scope, now, given["content_hash"])
         if same is not None and same.memory.key in (None, given["key"]):
             if given["key"] is not None and same.memory.key is None:
-                return key_onto(conn, now, same.memory.id, given)
+                return key_onto(backend, now, same.memory.id, given)
             return same
         # else the same text is held under another key: this key names a memory of its own
     look = not allow_duplicate and (near or (merge and given["key"] is None))
-    similar = similar_memories(conn, scope, now, given["content"]) if look else []
+    similar = similar_memories(backend, scope, now, given["content"]) if look else []
     if similar and merge and given["key"] is None:
-        return merge_into(conn, now, similar, given)
+        return merge_into(backend, now, similar, given)
     try:
-        return insert(conn, scope, created_at or to_iso(now), values, similar)
-    except memories.KeyTaken:
+        return insert(backend, scope, created_at or to_iso(now), values, similar)
+    except KeyTaken:
         # Another writer committed this key between our look-up and our insert (PostgreSQL:
         # the unique index made us wait for it): this write becomes its next version.
-        updated = upsert_key(conn, scope, now, given)
+        updated = upsert_key(backend, scope, now, given)
         if updated is None:
             raise
         return updated
 
 
 def upsert_key(
-    conn: sqlite3.Connection, scope: Scope, now: datetime, given: dict[str, Any]
+    backend: Backend, scope: Scope, now: datetime, given: dict[str, Any]
 ) -> WriteResult | None:
     """The key names a live memory of the scope (expired or not): ``given`` is its next
     version (``updated``), or nothing changes (``duplicate``). None: no memory holds the key.
 
     An expired memory without a new expiry stops expiring."""
-    row = memories.live_by_key(conn, scope, given["key"])
+    row = backend.live_by_key(scope, given["key"])
     if row is None:
         return None
     expired = row["expires_at"] is not None and row["expires_at"] <= to_iso(now)
@@ -201,38 +203,38 @@ def upsert_key(
     changed = {k: v for k, v in given.items() if row[k] != v}
     if not changed:
         # Saying the same thing again is a duplicate, not a new version.
-        memories.touch_updated(conn, row["id"], now)
-        return WriteResult(memories.fetch(conn, row["id"]), "duplicate")
-    memories.replace_version(conn, row, changed, "key-update", now)
-    return WriteResult(memories.fetch(conn, row["id"]), "updated")
+        backend.touch_updated(row["id"], now)
+        return WriteResult(backend.fetch(row["id"]), "duplicate")
+    _new_version(backend, row, changed, "key-update", now)
+    return WriteResult(backend.fetch(row["id"]), "updated")
 
 
 def key_onto(
-    conn: sqlite3.Connection, now: datetime, memory_id: int, given: dict[str, Any]
+    backend: Backend, now: datetime, memory_id: int, given: dict[str, Any]
 ) -> WriteResult:
     """A keyed write of text already stored without a key: the key (and the other values
     given) land on that memory as its next version, so the next write of the key finds it
     (#33: the key was dropped and the next ``add --key`` made a second memory)."""
-    row = memories.by_id(conn, memory_id)
+    row = backend.by_id(memory_id)
     changed = {k: v for k, v in given.items() if row[k] != v}
-    memories.replace_version(conn, row, changed, "key-update", now)
-    return WriteResult(memories.fetch(conn, memory_id), "updated")
+    _new_version(backend, row, changed, "key-update", now)
+    return WriteResult(backend.fetch(memory_id), "updated")
 
 
 def live_duplicate(
-    conn: sqlite3.Connection, scope: Scope, now: datetime, content_hash: int
+    backend: Backend, scope: Scope, now: datetime, content_hash: int
 ) -> WriteResult | None:
     """Identical content (NFKC, casefold, whitespace) is live in the scope: its ``updated_at``
     is refreshed and nothing is added (``duplicate``)."""
-    memory_id = memories.live_by_hash(conn, scope, content_hash, now)
+    memory_id = backend.live_by_hash(scope, content_hash, now)
     if memory_id is None:
         return None
-    memories.touch_updated(conn, memory_id, now)
-    return WriteResult(memories.fetch(conn, memory_id), "duplicate")
+    backend.touch_updated(memory_id, now)
+    return WriteResult(backend.fetch(memory_id), "duplicate")
 
 
 def similar_memories(
-    conn: sqlite3.Connection, scope: Scope, now: datetime, content: str
+    backend: Backend, scope: Scope, now: datetime, content: str
 ) -> list[tuple[Memory, float]]:
     """Live memories of ``scope`` that look like rephrasings of ``content``, most similar
     first (lexical similarity: ``text.similarity``)."""
@@ -240,35 +242,39 @@ def similar_memories(
     from zeromem_cli.text.similarity import (
         CANDIDATES,
         RARE_CAP,
-        candidate_match,
+        candidate_terms,
         nearest,
         word_features,
     )
 
     words = query_words(content)
-    match = candidate_match(words, lambda found: candidates.count_matches(conn, found, RARE_CAP))
-    if match is None:
+    rare, common = candidate_terms(
+        words, lambda term: backend.count_matches(Match.any_word([[term]]), RARE_CAP)
+    )
+    match = Match.any_word([term] for term in rare)
+    if common:  # or every common word of the text
+        match = match.either(Match.every_word([term] for term in common))
+    if match.empty:
         return []
-    ranked = candidates.ranked(conn, scope, now, match, Filters(), CANDIDATES)
-    return nearest(word_features(words), [memories.to_memory(row) for row, _ in ranked])
+    query = CandidateQuery(match, scope, Filters(), now, CANDIDATES, bounded=False)
+    ranked = backend.candidates(query)
+    return nearest(word_features(words), [to_memory(row) for row, _ in ranked])
 
 
 def merge_into(
-    conn: sqlite3.Connection,
+    backend: Backend,
     now: datetime,
     similar: list[tuple[Memory, float]],
     given: dict[str, Any],
 ) -> WriteResult:
     """The most similar memory gets ``given`` (its key aside) as its next version: ``merged``."""
-    row = memories.by_id(conn, similar[0][0].id)
-    memories.replace_version(
-        conn, row, {k: v for k, v in given.items() if k != "key"}, "merge", now
-    )
-    return WriteResult(memories.fetch(conn, row["id"]), "merged", _found(similar))
+    row = backend.by_id(similar[0][0].id)
+    _new_version(backend, row, {k: v for k, v in given.items() if k != "key"}, "merge", now)
+    return WriteResult(backend.fetch(row["id"]), "merged", _found(similar))
 
 
 def insert(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scope: Scope,
     created_at: str,
     values: dict[str, Any],
@@ -277,8 +283,7 @@ def insert(
     """A new memory of ``scope`` created (and last updated) at ``created_at``: ``added``, with
     the near-duplicates found listed."""
     user, agent, session, project = scope.as_columns()
-    memory_id = memories.insert(
-        conn,
+    memory_id = backend.insert(
         {
             **values,
             "uid": _new_uid(),
@@ -290,7 +295,21 @@ def insert(
             "updated_at": created_at,
         },
     )
-    return WriteResult(memories.fetch(conn, memory_id), "added", _found(similar))
+    return WriteResult(backend.fetch(memory_id), "added", _found(similar))
+
+
+def _new_version(
+    backend: Backend, row: Row, changed: dict[str, Any], change: str, now: datetime
+) -> None:
+    """``backend.replace_version``, a key another live memory of the scope holds told as the
+    user's mistake it is."""
+    try:
+        backend.replace_version(row, changed, change, now)
+    except KeyTaken:
+        key = changed.get("key", row["key"])
+        raise InvalidInputError(
+            f"key {key!r} is already used by another memory in this scope"
+        ) from None
 
 
 def _found(similar: list[tuple[Memory, float]]) -> list[tuple[int, float]]:
@@ -308,7 +327,7 @@ def _new_uid() -> bytes:
 
 
 def update(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scope: Scope,
     now: datetime,
     memory_id: int,
@@ -317,7 +336,7 @@ def update(
 ) -> Memory:
     """Give a live memory of ``scope`` the values ``new``, ``meta`` merged into its meta (a
     value of None removes that key); the version it replaces is kept in history."""
-    row = memories.visible_row(conn, scope, now, memory_id)
+    row = visible_row(backend, scope, now, memory_id)
     if meta:
         merged = json.loads(row["meta"])
         for name, value in meta.items():
@@ -328,25 +347,30 @@ def update(
         new = {**new, "meta": validation.clean_meta(merged)}
     changed = {k: v for k, v in new.items() if row[k] != v}
     if not changed:
-        return memories.to_memory(row)
-    memories.replace_version(conn, row, changed, "update", now)
-    return memories.fetch(conn, memory_id)
+        return to_memory(row)
+    _new_version(backend, row, changed, "update", now)
+    return backend.fetch(memory_id)
 
 
-def forget(conn: sqlite3.Connection, scope: Scope, now: datetime, ids: list[int]) -> int:
+def forget(backend: Backend, scope: Scope, now: datetime, ids: list[int]) -> int:
     """Soft-delete memories of ``scope`` (expired ones too); every id must be live there, or
     NotFoundError and none is forgotten (the caller's transaction rolls back)."""
     for memory_id in ids:
-        memories.visible_row(conn, scope, now, memory_id, include_expired=True)
-    memories.mark_forgotten(conn, ids, now)
+        visible_row(backend, scope, now, memory_id, include_expired=True)
+    backend.mark_forgotten(ids, now)
     return len(ids)
 
 
-def restore(conn: sqlite3.Connection, scope: Scope, now: datetime, memory_id: int) -> Memory:
+def restore(backend: Backend, scope: Scope, now: datetime, memory_id: int) -> Memory:
     """Bring a memory of ``scope`` back from the trash; an expiry that has passed is cleared."""
-    row = memories.visible_row(conn, scope, now, memory_id, deleted=True)
-    memories.undelete(conn, row, now)
-    return memories.fetch(conn, memory_id)
+    row = visible_row(backend, scope, now, memory_id, deleted=True)
+    try:
+        backend.undelete(row, now)
+    except KeyTaken:
+        raise InvalidInputError(
+            f"cannot restore #{row['id']}: another live memory now has key {row['key']!r}"
+        ) from None
+    return backend.fetch(memory_id)
 
 
 __all__ = ["DEFAULT_CATEGORY", "DEFAULT_IMPORTANCE", "UNSET", "write"]

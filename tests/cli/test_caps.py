@@ -9,7 +9,7 @@ import json
 import pytest
 
 from tests.conftest import Run, as_json, stored
-from zeromem_cli import InvalidInputError, MemoryStore
+from zeromem_cli import InvalidInputError, MemoryStore, StoreSettings
 
 
 def _tags(count: int, length: int = 5) -> list[str]:
@@ -68,7 +68,7 @@ def test_library_caps(tmp_path: object) -> None:
     from pathlib import Path
 
     path = Path(str(tmp_path)) / "caps.db"
-    with MemoryStore(path, max_tags=2, max_tag_chars=4) as store:
+    with MemoryStore(path, settings=StoreSettings(max_tags=2, max_tag_chars=4)) as store:
         with pytest.raises(InvalidInputError, match="add.max_tags"):
             store.add("x", tags=["a", "b", "c"])
         with pytest.raises(InvalidInputError, match="add.max_tag_chars"):

@@ -113,14 +113,14 @@ def test_stats_counts(cli: Run) -> None:
 
 
 def test_stats_reports_pack_savings_from_the_log(cli: Run, db_path: Path) -> None:
-    from zeromem_cli import MemoryStore
-    from zeromem_cli.oplog import record_operation
+    from zeromem_cli import MemoryStore, StoreSettings
 
     for number in range(20):
         cli("add", f"A fairly long memory about topic number {number} and its details")
-    with MemoryStore(db_path) as store:
-        assert record_operation(store, "pack", 5, 40)
-        assert record_operation(store, "pack", 5, 60)
+    with MemoryStore(db_path, settings=StoreSettings(log=True)) as store:
+        for tokens in (40, 60):
+            with store.operation("pack") as entry:
+                entry.results, entry.tokens = 5, tokens
     tokens = as_json(cli("stats", "--json"))["tokens"]
     assert tokens["pack_runs"] == 2 and tokens["pack_average"] == 50.0
     assert 0 < tokens["pack_saving"] < 1

@@ -185,6 +185,7 @@ def test_a_location_that_is_not_a_file_is_refused_with_a_key_too(
     assert set(os.listdir("/dev")) == before
 
 
+@pytest.mark.slow
 def test_every_command_works_on_an_encrypted_store(
     cli: Run, db_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -182,6 +182,7 @@ def test_forget_an_unknown_id_forgets_nothing(cli: Run, sample: None) -> None:
     assert len(as_json(cli("list", "--json"))) == 4
 
 
+@pytest.mark.slow
 def test_bulk_forget_processes_every_selected_memory(cli: Run, db_path: Path) -> None:
     total = 10_001
     with MemoryStore(db_path) as store:

@@ -88,16 +88,16 @@ def _days_back(store: MemoryStore, text: str, days: tuple[int, ...]) -> dict[int
     ],
 )
 def test_a_counted_period_lifts_what_was_said_then(
-    tmp_path: Path, question: str, days: int
+    db_path: Path | str, question: str, days: int
 ) -> None:
-    with MemoryStore(tmp_path / "m.db", clock=lambda: TODAY) as store:
+    with MemoryStore(db_path, clock=lambda: TODAY) as store:
         ids = _days_back(store, "got a necklace as a gift", (3, 5, 7, 14, 40, 90, 400))
         assert store.search(question, as_of=THURSDAY)[0].id == ids[days]
 
 
-def test_the_past_months_lift_everything_since(tmp_path: Path) -> None:
+def test_the_past_months_lift_everything_since(db_path: Path | str) -> None:
     question = "graduations in the past three months"
-    with MemoryStore(tmp_path / "m.db", clock=lambda: TODAY) as store:
+    with MemoryStore(db_path, clock=lambda: TODAY) as store:
         ids = _days_back(store, "went to a graduation", (10, 80, 200))
         lifted = {m.id: m.score or 0.0 for m in store.search(question, as_of=THURSDAY)}
         idle = {
@@ -109,9 +109,9 @@ def test_the_past_months_lift_everything_since(tmp_path: Path) -> None:
         assert lifted[ids[200]] < 1.5 * idle[ids[200]]
 
 
-def test_how_many_days_ago_names_no_date(tmp_path: Path) -> None:
+def test_how_many_days_ago_names_no_date(db_path: Path | str) -> None:
     # "how many days ago" asks for a count: no period is lifted, the date factor is idle.
-    with MemoryStore(tmp_path / "m.db", clock=lambda: TODAY) as store:
+    with MemoryStore(db_path, clock=lambda: TODAY) as store:
         _days_back(store, "bought a kayak", (3, 30))
         for question, named in (
             ("how many days ago did we buy the kayak?", False),

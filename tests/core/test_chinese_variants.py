@@ -48,8 +48,8 @@ def test_tags_and_keys_fold_too(db_path: Path | str) -> None:
 APART = ["周三下午开季度会议", "每周一早上开项目例会"]
 
 
-def test_a_two_character_word_finds_its_characters_apart(tmp_path: Path) -> None:
-    with MemoryStore(tmp_path / "m.db") as store:
+def test_a_two_character_word_finds_its_characters_apart(db_path: Path | str) -> None:
+    with MemoryStore(db_path) as store:
         apart = {store.add(text).id for text in APART}
         store.add("会计报表月底前提交")  # one of the characters only
         store.add("午饭在公司楼下吃面")
@@ -57,17 +57,19 @@ def test_a_two_character_word_finds_its_characters_apart(tmp_path: Path) -> None
             assert apart <= {m.id for m in store.search(query)}, query
 
 
-def test_the_word_as_written_ranks_above_its_characters_apart(tmp_path: Path) -> None:
-    with MemoryStore(tmp_path / "m.db") as store:
+def test_the_word_as_written_ranks_above_its_characters_apart(db_path: Path | str) -> None:
+    with MemoryStore(db_path) as store:
         store.add(APART[0])
         written = store.add("明天上午九点开会").id
         assert store.search("开会")[0].id == written
 
 
-def test_characters_apart_are_not_searched_when_the_word_fills_the_page(tmp_path: Path) -> None:
+def test_characters_apart_are_not_searched_when_the_word_fills_the_page(
+    db_path: Path | str,
+) -> None:
     # The fallback is for words that find too little: a word that fills the page as written
     # does not pay for the NEAR query, and its characters apart do not crowd it.
-    with MemoryStore(tmp_path / "m.db") as store:
+    with MemoryStore(db_path) as store:
         written = {store.add(f"第{n}次开会记录").id for n in range(3)}
         apart = store.add(APART[0]).id
         assert apart in {m.id for m in store.search("开会", limit=5)}

@@ -196,34 +196,3 @@ def test_a_long_neighbour_borrows_in_proportion(db_path: Path) -> None:
     assert lent[long] < lent[short] * 300 / len(essay) * 1.01
 
 
-def test_a_question_adding_things_up_borrows_no_context(db_path: Path) -> None:
-    # "How many" / "both" questions are answered across conversations: the turns around the
-    # best hit must not take the room of the other conversations' answers.
-    with _conversation(db_path, "chat-1")() as store:
-        asked = store.pack("How was the waterfall in Oregon?", touch=False)
-        counted = store.pack("How many times was the waterfall in Oregon visited?", touch=False)
-    assert max(c.context for c in asked.candidates) > 0
-    assert [c.context for c in counted.candidates] == [0.0] * len(counted.candidates)
-    assert [m.content for m in asked.memories][:2] == TURNS[1:3]  # the reply, by its place
-    assert [m.content for m in counted.memories][1] != TURNS[2]
-
-
-def test_neighbours_come_nearest_first_on_each_side(db_path: Path) -> None:
-    # Two turns share a moment (ties go by id); one lies past the window, one in another session.
-    with MemoryStore(db_path, session="chat-1") as store:
-        gaps = [0, 1, 1, 2, 4, 5, 5, 6, 90]
-        ids = [
-            store.write(f"turn {n}", created_at=START + timedelta(minutes=g)).memory.id
-            for n, g in enumerate(gaps)
-        ]
-    with MemoryStore(db_path, session="chat-2") as other:
-        other.write("elsewhere", created_at=START + timedelta(minutes=4))
-    with MemoryStore(db_path, session="chat-1") as store:
-        middle = store.get(ids[4])
-        before, after = store.neighbours(middle, 2, timedelta(minutes=30))
-        assert [m.id for m in before] == [ids[3], ids[2]]
-        assert [m.id for m in after] == [ids[5], ids[6]]
-        before, after = store.neighbours(middle, 9, timedelta(minutes=30))
-        assert [m.id for m in before] == [ids[3], ids[2], ids[1], ids[0]]
-        assert [m.id for m in after] == [ids[5], ids[6], ids[7]]  # turn 8 is past the window
-        assert store.neighbours(store.get(ids[0]), 2, timedelta(minutes=30))[0] == []

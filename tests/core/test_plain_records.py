@@ -18,8 +18,9 @@ from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope, WriteResult
 from zeromem_cli.oplog import OperationSummary
 from zeromem_cli.pack.select import Candidate, PackResult, Weights
 from zeromem_cli.plain import FrozenRecord, Record
-from zeromem_cli.search import DateHint, Ranking
+from zeromem_cli.search import Ranking
 from zeromem_cli.storage.sqlite.window import Window
+from zeromem_cli.text.dates import DateHint
 from zeromem_cli.text.query import Term
 from zeromem_cli.text.secrets import SecretMatch, SecretRule
 

@@ -47,7 +47,6 @@ def test_another_user_never_reads_them(db_path: Path) -> None:
                 other.get(secret.id)
             with pytest.raises(NotFoundError):
                 other.forget(secret.id)
-            assert other.neighbours(secret, 2, timedelta(hours=1)) == ([], [])
 
 
 def test_isolate_reads_only_the_exact_agent_and_session(db_path: Path) -> None:

@@ -63,18 +63,6 @@ def test_memories_outside_a_session_lend_nothing(db_path: Path) -> None:
     assert order.index(decoy) < order.index(answer)
 
 
-def test_a_question_adding_things_up_borrows_nothing(db_path: Path) -> None:
-    _store(db_path)
-    question = "how many waterfall photos were taken in total?"
-    with MemoryStore(db_path, user="dave", session="later", clock=lambda: LATER) as store:
-        with_context = [(m.id, m.score) for m in store.search(question)]
-        without = [
-            (m.id, m.score)
-            for m in store.search(question, ranking=Ranking(context=0.0, session=0.0))
-        ]
-    assert with_context == without
-
-
 def test_interleaved_sessions_lend_only_to_their_own_neighbours(db_path: Path) -> None:
     """Two conversations written turn about (ids alternate): the turn written next to the
     topic in ITS session borrows, not the turn whose id is one away (another session)."""

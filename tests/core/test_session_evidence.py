@@ -12,7 +12,7 @@ from zeromem_cli.search import Ranking
 START = datetime(2026, 4, 6, 9, 0, tzinfo=timezone.utc)
 QUESTION = "what gear do we still need for the camping trip to Yosemite?"
 SAME = "we still need to buy the gear"
-LATER = START + timedelta(days=10)  # a fixed clock: recency is part of the score
+LATER = START + timedelta(days=10)  # a fixed clock
 
 
 def _write(store: MemoryStore, session: str, texts: list[str], day: int) -> list[int]:
@@ -87,21 +87,3 @@ def test_facts_outside_a_session_keep_their_score(db_path: Path) -> None:
         flat = {m.id: m.score for m in store.search(QUESTION, ranking=Ranking(session=0.0))}
         assert scores[fact] == flat[fact]
         assert any(scores[i] < flat[i] for i in scores if i != fact)  # a weaker session's turn
-
-
-def test_a_question_adding_things_up_leans_less_on_one_session(db_path: Path) -> None:
-    # "How many ... in total": each session holds a part of the answer, so the session holding
-    # fewer of the question's words keeps more of its score than for other questions.
-    with MemoryStore(db_path, user="dana") as store:
-        _write(store, "big", ["the big tank holds ten tetras", "tetras in the big tank"], 0)
-        small = _write(store, "small", ["the betta lives in the small tank"], 3)[0]
-    with MemoryStore(db_path, user="dana", session="later", clock=lambda: LATER) as store:
-
-        def score(question: str, **ranking: float) -> float:
-            hits = store.search(question, ranking=Ranking(**ranking))
-            return next(m.score or 0.0 for m in hits if m.id == small)
-
-        plain_question = "tetras in the big or small tank"
-        adding_up = "how many tetras in total in the big or small tank"
-        assert score(adding_up) > score(adding_up, aggregate_session=1.0)
-        assert score(plain_question) == score(plain_question, aggregate_session=1.0)

@@ -13,6 +13,7 @@ from zeromem_cli import (
     MemoryStore,
     NotFoundError,
     StoreError,
+    StoreSettings,
 )
 
 
@@ -78,7 +79,7 @@ def test_expired_memories_are_invisible_without_gc(db_path: Path) -> None:
 
 
 def test_content_over_the_limit_is_rejected(db_path: Path) -> None:
-    with MemoryStore(db_path, max_content_bytes=100) as store:
+    with MemoryStore(db_path, settings=StoreSettings(max_content_bytes=100)) as store:
         with pytest.raises(InvalidInputError, match="100 bytes"):
             store.add("x" * 101)
         assert store.count() == 0

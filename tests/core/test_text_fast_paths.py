@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -43,6 +44,7 @@ def test_each_replaced_character_is_its_own_nfkc_form() -> None:
         assert narrow.isascii() and len(narrow) == 1
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(TEXTS)
 def test_normalize_is_nfkc(text: str) -> None:

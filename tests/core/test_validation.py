@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from zeromem_cli import InvalidInputError, MemoryStore
+from zeromem_cli import InvalidInputError, MemoryStore, StoreSettings
 from zeromem_cli.transfer.read import RecordError, validate_record
 from zeromem_cli.validation import (
     MAX_ID,
@@ -163,7 +163,7 @@ def test_every_write_path_refuses_the_same_values(store: MemoryStore) -> None:
 
 
 def test_a_store_limit_on_content_size_counts_bytes(db_path: Any) -> None:
-    with MemoryStore(db_path, max_content_bytes=12) as store:
+    with MemoryStore(db_path, settings=StoreSettings(max_content_bytes=12)) as store:
         assert store.add("周报周报").content == "周报周报"  # 12 bytes in UTF-8
         with pytest.raises(InvalidInputError, match="content is 15 bytes, over the limit of 12"):
             store.add("周报周报周")

@@ -30,3 +30,12 @@ def test_langgraph_face_loads_langgraph_only_for_its_base_class() -> None:
     loaded = loaded_after("import zeromem_cli.langgraph")
     assert "langgraph" in loaded
     assert not loaded & {"rich", "typer", "mcp", "sqlite_utils", "llm", "langmem"}
+
+
+def test_mem0_face_adds_only_zeromem_and_the_standard_library() -> None:
+    """Over what ``MemoryStore`` itself loads, ``import zeromem_cli.mem0`` adds zeromem's own
+    modules and standard-library ones, nothing installed from elsewhere."""
+    base = loaded_after("import zeromem_cli.store")
+    added = loaded_after("import zeromem_cli.store, zeromem_cli.mem0") - base
+    foreign = sorted(n for n in added if n != "zeromem_cli" and n not in sys.stdlib_module_names)
+    assert foreign == []

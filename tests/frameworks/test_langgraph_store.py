@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.frameworks.backends import either_backend  # noqa: F401  (db_path: both backends)
 from zeromem_cli import MemoryStore
 from zeromem_cli.errors import SecretDetectedError
 from zeromem_cli.langgraph import ZeromemStore
@@ -71,12 +72,14 @@ def test_index_choices(db_path: Path) -> None:
         store.put(("docs",), "b", {"title": "Team offsite", "body": "quarterly planning"})
         store.put(("docs",), "c", {"title": "Quarterly budget"}, index=False)
         store.put(("docs",), "d", {"title": "Lunch menu", "body": "soup"}, index=["body"])
-        # A query orders: the hits first, scored, then the other items newest first.
-        hits = store.search(("docs",), query="quarterly", limit=2)
-        assert [(h.key, h.score is not None) for h in hits] == [("a", True), ("d", False)]
+        # A query orders: the hits first, scored; then the other indexed items newest first,
+        # scored 0; then the unindexed ones, unscored.
+        hits = store.search(("docs",), query="quarterly")
+        assert [h.key for h in hits] == ["a", "d", "b", "c"]
+        assert hits[0].score is not None and hits[0].score > 0
+        assert [h.score for h in hits[1:]] == [0.0, 0.0, None]  # b's body, c: not indexed
         assert [h.key for h in store.search(("docs",), query="soup", limit=1)] == ["d"]
-        scored = [h.key for h in store.search(("docs",), query="quarterly") if h.score]
-        assert scored == ["a"]  # b's body and c are not indexed
+        assert [h.key for h in store.search(("docs",), query="quarterly", offset=3)] == ["c"]
 
 
 def test_ttl_and_permanence(lg: ZeromemStore) -> None:

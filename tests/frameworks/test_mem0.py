@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.frameworks.backends import either_backend  # noqa: F401  (db_path: both backends)
 from zeromem_cli import MemoryStore
 from zeromem_cli.errors import SecretDetectedError
 from zeromem_cli.mem0 import AsyncMemory, Memory, MemoryNotFoundError

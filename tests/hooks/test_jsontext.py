@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,6 +33,7 @@ def dump(value: Any, indent: Any) -> str:
     return json.dumps(value, indent=indent, ensure_ascii=False)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.dictionaries(st.text(max_size=6), documents, max_size=5), layouts)
 def test_an_unchanged_document_is_returned_as_it_was(data: dict, indent: Any) -> None:
@@ -39,6 +41,7 @@ def test_an_unchanged_document_is_returned_as_it_was(data: dict, indent: Any) ->
     assert jsontext.render(data, jsontext.parse(text), text, "  ") == text
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.dictionaries(st.text(max_size=6), documents, min_size=1, max_size=5),

@@ -11,15 +11,13 @@ import pytest
 
 from zeromem_cli import MemoryStore
 from zeromem_cli.integrations.llm_memory import fragment_text, parse_fragment
-from zeromem_cli.transfer.imports import import_records
 
 QUERY = "weekly report"
 
 
 def _store(path: Path) -> MemoryStore:
     store = MemoryStore(path)
-    import_records(
-        store,
+    store.import_records(
         [
             (
                 "r1",

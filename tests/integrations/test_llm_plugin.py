@@ -19,6 +19,7 @@ from zeromem_cli import MemoryStore
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("llm") is None, reason="llm is not installed (pip install llm)"
 )
+pytestmark = [pytestmark, pytest.mark.slow]  # see docs/development.md
 needs_echo = pytest.mark.skipif(
     importlib.util.find_spec("llm_echo") is None,
     reason="llm-echo is not installed (pip install llm-echo)",

@@ -12,6 +12,8 @@ import pytest
 
 from tests.mcp.helpers import McpClient
 
+pytestmark = pytest.mark.slow  # see docs/development.md
+
 pytest.importorskip("sqlcipher3")
 
 KEY = "mcp test passphrase"

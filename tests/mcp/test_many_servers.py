@@ -15,6 +15,8 @@ pytest.importorskip("mcp")
 from tests.mcp.helpers import McpClient, text_of  # noqa: E402
 from zeromem_cli import Filters, MemoryStore  # noqa: E402
 
+pytestmark = pytest.mark.slow  # see docs/development.md
+
 SERVERS = 4
 SAVES = 100
 ANIMALS = ["otter", "heron", "badger", "lynx", "marten", "ibis", "gecko", "okapi", "dingo", "tern"]

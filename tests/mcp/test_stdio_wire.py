@@ -14,6 +14,8 @@ import pytest
 
 pytest.importorskip("mcp")
 
+pytestmark = pytest.mark.slow  # see docs/development.md
+
 
 def _request(number: int, method: str, params: dict[str, object]) -> str:
     return json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params})

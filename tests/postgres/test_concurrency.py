@@ -13,6 +13,8 @@ from tests.postgres import workers
 from zeromem_cli import MemoryStore
 from zeromem_cli.models import Filters
 
+pytestmark = pytest.mark.slow  # see docs/development.md
+
 pytest.importorskip("psycopg", reason="psycopg is not installed (zeromem[postgres])")
 
 WRITERS, WRITES = 16, 200

@@ -9,7 +9,8 @@ import threading
 import pytest
 
 from tests import pgcluster
-from zeromem_cli import MemoryStore
+from tests.postgres.conftest import Team, _roles
+from zeromem_cli import MemoryStore, StoreSettings
 from zeromem_cli.errors import StoreError
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (zeromem[postgres])")
@@ -104,6 +105,61 @@ def test_a_role_that_may_not_create_tables_is_told_who_can(cluster: pgcluster.Cl
     assert "\n" not in str(raised.value)
 
 
+def test_migration_8_reindexes_with_the_python_tokenizer_and_resumes_when_stopped(
+    pg_url: str,
+) -> None:
+    from zeromem_cli.storage.postgres import fts
+
+    conn = db.connect(pg_url)
+    migrations.migrate(conn, upto=5)
+    texts = [f"note {n}: the deploy scripts were running late" for n in range(7)]
+    with conn.transaction():  # vectors unlike any the tokenizer writes: the rebuild shows
+        for n, text in enumerate(texts):
+            conn.execute(
+                "INSERT INTO memories (uid, content, content_hash, created_at, updated_at, "
+                "fts, fts_len) VALUES (%s, %s, %s, %s, %s, 'stale'::tsvector, 1)",
+                (bytes([n] * 16), text, n, "2025-01-01T00:00:00Z", "2025-01-01T00:00:00Z"),
+            )
+    migrations.migrate(conn)
+    assert fts.reindex(conn, batch=3, batches=1) == 3  # stopped after one batch
+    stale = conn.execute("SELECT count(*) AS n FROM memories WHERE fts @@ 'stale'").fetchone()
+    assert stale["n"] == 4
+    conn.close()
+    with MemoryStore(pg_url) as store:  # the next open finishes it
+        rows = store.connection.execute(
+            "SELECT content, fts_len, (SELECT value FROM store_meta WHERE key = "
+            "'reindex_below') AS mark FROM memories ORDER BY id"
+        ).fetchall()
+        assert [r["content"] for r in rows] == texts  # nothing stored changed
+        assert {r["mark"] for r in rows} == {None}
+        assert [r["fts_len"] for r in rows] == [9] * 7  # 8 words and the category
+        assert len(store.search("deploy script run")) == 7
+
+
+def test_a_member_searches_while_a_reindex_waits_for_the_owner(team: Team) -> None:
+    """A member may not rewrite other members' rows: its open leaves a pending rebuild to the
+    owner (and searches the vectors there are); the owner's next open finishes it."""
+    roles = _roles(team)
+    with MemoryStore(team.url(roles["alice"])) as alice:
+        alice.add("the deploy scripts were running late")
+    with team.raw(roles["owner"]) as conn:
+        conn.execute(
+            "INSERT INTO store_meta (key, value) VALUES ('reindex_below', '1000') "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+        )
+    with MemoryStore(team.url(roles["alice"])) as alice:
+        assert [m.content for m in alice.search("deploy script")] == [
+            "the deploy scripts were running late"
+        ]
+    mark = "SELECT value FROM store_meta WHERE key = 'reindex_below'"
+    with team.raw(roles["owner"]) as conn:
+        assert conn.execute(mark).fetchone() is not None
+    with MemoryStore(team.url(roles["owner"])):
+        pass
+    with team.raw(roles["owner"]) as conn:
+        assert conn.execute(mark).fetchone() is None
+
+
 def test_migration_7_keeps_the_operations_log_and_attributes_new_entries(pg_url: str) -> None:
     """#33: the operations log gains its writer; what was logged before is kept (no user:
     the owner's to read), and history policies are replaced, not added beside the old."""
@@ -112,10 +168,8 @@ def test_migration_7_keeps_the_operations_log_and_attributes_new_entries(pg_url:
     with conn.transaction():
         conn.execute("INSERT INTO operations_log (at, op) VALUES ('2025-01-01T00:00:00Z', 'add')")
     conn.close()
-    with MemoryStore(pg_url) as store:
-        from zeromem_cli.oplog import record_operation
-
-        record_operation(store, "search", 3, enabled=True)
+    with MemoryStore(pg_url, settings=StoreSettings(log=True)) as store:
+        store.search("anything")  # the store logs its own search
         rows = store.connection.execute(
             'SELECT op, "user" = current_user AS mine FROM operations_log ORDER BY id'
         ).fetchall()

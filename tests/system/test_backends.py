@@ -1,46 +1,103 @@
-"""The storage interface (``zeromem_cli.storage.backend``): every function the core calls is
-implemented by both backends with the same parameters, and a SQLite store never loads the
-PostgreSQL side."""
+"""The storage interface (``zeromem_cli.storage.base.Backend``): both backends implement every
+method of it with its parameters, the policy modules call a backend and never a driver
+connection or a backend's own modules, and a SQLite store never loads the PostgreSQL side."""
 
 from __future__ import annotations
 
-import importlib
+import ast
 import inspect
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from zeromem_cli.storage import backend, bulk, candidates, db, fts, memories, oplog, vectors
+from zeromem_cli.storage.base import Backend
+from zeromem_cli.storage.postgres.backend import PostgresBackend
+from zeromem_cli.storage.sqlite.backend import SqliteBackend
 
-MODULES = {"bulk": bulk, "candidates": candidates, "db": db, "fts": fts,
-           "memories": memories, "oplog": oplog, "vectors": vectors}  # fmt: skip
-
-
-def _parameters(function: object) -> list[tuple[str, object, bool]]:
-    signature = inspect.signature(function)  # type: ignore[arg-type]
-    return [
-        (p.name, p.kind, p.default is inspect.Parameter.empty)
-        for p in signature.parameters.values()
-    ]
-
-
-def test_the_interface_is_every_forwarded_function() -> None:
-    assert set(backend.INTERFACE) == {
-        "bulk", "candidates", "db", "fts", "memories", "oplog", "vectors"
-    }  # fmt: skip
-    assert sum(len(names) for names in backend.INTERFACE.values()) >= 40
-
-
-@pytest.mark.parametrize(
-    ("module", "name"),
-    [(module, name) for module, names in backend.INTERFACE.items() for name in names],
+PACKAGE = Path(__file__).resolve().parents[2] / "zeromem_cli"
+INTERFACE = sorted(
+    name for name, member in vars(Backend).items() if getattr(member, "__isabstractmethod__", False)
 )
-def test_postgres_implements_it_with_the_same_parameters(module: str, name: str) -> None:
-    sqlite = getattr(importlib.import_module(f"zeromem_cli.storage.sqlite.{module}"), name)
-    postgres = getattr(importlib.import_module(f"zeromem_cli.storage.postgres.{module}"), name)
-    assert _parameters(postgres) == _parameters(sqlite)
-    assert getattr(MODULES[module], name).__wrapped__ is sqlite
+
+
+def _parameters(function: object) -> list[tuple[str, object, object]]:
+    signature = inspect.signature(function)  # type: ignore[arg-type]
+    return [(p.name, p.kind, p.default) for p in signature.parameters.values()]
+
+
+def test_the_interface_is_what_the_policy_modules_need() -> None:
+    assert len(INTERFACE) >= 50
+    assert {"read", "transaction", "find_row", "history_rows", "candidates", "insert"} <= set(
+        INTERFACE
+    )
+    # Semantic recall's vectors are backend methods too (both backends implement them below).
+    vectors = {"owner_blocks", "save_block", "place_vectors", "unplace_vectors", "visible_rows"}
+    assert vectors | {"unembedded", "vector_coverage", "vector_model", "vector_bytes"} <= set(
+        INTERFACE
+    )
+
+
+@pytest.mark.parametrize("backend", [SqliteBackend, PostgresBackend])
+def test_each_backend_implements_every_method(backend: type[Backend]) -> None:
+    assert not getattr(backend, "__abstractmethods__", None)
+
+
+@pytest.mark.parametrize("backend", [SqliteBackend, PostgresBackend])
+@pytest.mark.parametrize("name", INTERFACE)
+def test_with_the_interface_parameters(backend: type[Backend], name: str) -> None:
+    member = getattr(backend, name)
+    if isinstance(member, property):
+        return
+    assert _parameters(member) == _parameters(getattr(Backend, name))
+
+
+def _policy_modules() -> list[Path]:
+    return [p for p in PACKAGE.rglob("*.py") if "storage" not in p.relative_to(PACKAGE).parts]
+
+
+def test_policy_code_never_imports_a_backends_modules() -> None:
+    """Above storage, only the interface (``storage.base``), the shared records and query
+    (``storage.records``, ``storage.query``) and the opening (``storage.db``) are imported:
+    never ``storage.sqlite`` or ``storage.postgres``, which only their backends call."""
+    allowed = {"base", "records", "query", "db", "uids", "convert", "cipher"}
+    # Faces that administer one backend's own features (encryption at rest, server roles).
+    own = {"encryption.py", "admin.py", "render_info.py", "info.py"}
+    offenders = []
+    for path in _policy_modules():
+        if path.name in own:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "zeromem_cli.storage"
+            ):
+                parts = (node.module or "").split(".")
+                names = [a.name for a in node.names] if len(parts) == 2 else [parts[2]]
+                if any(name not in allowed for name in names):
+                    offenders.append(f"{path.relative_to(PACKAGE)}: {node.module}")
+    assert offenders == []
+
+
+def _names_sqlite_connection(path: Path) -> bool:
+    return any(
+        isinstance(node, ast.Attribute)
+        and node.attr == "Connection"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "sqlite3"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+    )
+
+
+def test_no_policy_code_is_typed_with_a_driver_connection() -> None:
+    """Code a psycopg connection could reach is never typed ``sqlite3.Connection`` (the
+    encryption face and the hook watchdog hold SQLite files of their own)."""
+    offenders = [
+        str(path.relative_to(PACKAGE))
+        for path in _policy_modules()
+        if path.name not in {"encryption.py", "watchdog.py"} and _names_sqlite_connection(path)
+    ]
+    assert offenders == []
 
 
 def test_a_sqlite_store_never_loads_the_postgres_side(tmp_path: object) -> None:
@@ -53,3 +110,31 @@ def test_a_sqlite_store_never_loads_the_postgres_side(tmp_path: object) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+_SQLITE_SEARCH = {
+    f"zeromem_cli.storage.sqlite.{name}"
+    for name in ("fts", "match", "candidates", "window", "migrations", "db", "backend")
+}
+
+
+def test_the_postgres_backend_runs_no_fts5() -> None:
+    """The PostgreSQL backend runs no FTS5: it imports neither ``sqlite3`` nor the SQLite
+    backend's search, index or schema modules (the index is cut by ``text.tokens``, ``--fts``
+    is read by the server). A shared constant (the vectors' block size) may come from there."""
+    offenders = []
+    for path in sorted((PACKAGE / "storage" / "postgres").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            offenders += [
+                f"{path.name}: {name}"
+                for name in names
+                if name == "sqlite3" or name in _SQLITE_SEARCH
+            ]
+    assert offenders == []

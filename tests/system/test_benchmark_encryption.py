@@ -8,6 +8,8 @@ import pytest
 
 from benchmarks import synthetic
 
+pytestmark = pytest.mark.slow  # see docs/development.md
+
 pytest.importorskip("sqlcipher3")
 
 

@@ -12,6 +12,7 @@ from benchmarks import mcp_latency, synthetic  # noqa: E402
 from zeromem_cli import MemoryStore  # noqa: E402
 
 
+@pytest.mark.slow
 def test_mcp_benchmark_prints_both_tables(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -22,6 +22,7 @@ def test_pack_benchmark_quick_mode_runs(capsys: pytest.CaptureFixture[str]) -> N
     assert "evidence recall" in printed and "per category" in printed
 
 
+@pytest.mark.slow
 def test_pack_digest_is_the_same_twice_and_within_budget(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -9,6 +9,8 @@ from benchmarks import postgres
 from benchmarks.datasets import DATASETS
 from tests import pgcluster
 
+pytestmark = pytest.mark.slow  # see docs/development.md
+
 
 def test_quick_benchmark_prints_both_backends(
     cluster: pgcluster.Cluster, capsys: pytest.CaptureFixture[str]

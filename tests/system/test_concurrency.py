@@ -120,6 +120,7 @@ def run_together(db: Path, workers: list[list[str]], background: list[list[str]]
                 proc.communicate()
 
 
+@pytest.mark.slow
 def test_eight_writers_and_readers_on_a_brand_new_database(tmp_path: Path) -> None:
     db = tmp_path / "fresh" / "memories.db"  # neither the folder nor the file exist yet
     writers = [["cli-add", str(db), str(n), str(PER_WRITER)] for n in range(WRITERS)]
@@ -242,6 +243,7 @@ def kill_mid_write(target: CrashTarget, db: Path) -> int:
     return proc.returncode
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", CRASH_TARGETS, ids=lambda t: t.name)
 def test_sigkill_mid_transaction_is_all_or_nothing(tmp_path: Path, target: CrashTarget) -> None:
     db = tmp_path / "memories.db"

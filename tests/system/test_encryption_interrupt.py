@@ -57,6 +57,7 @@ def _encrypt(db: Path, stop: str | None) -> subprocess.Popen[str]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stop", ["locked", "exported", "verified", "swapped"])
 def test_encrypt_killed_at_any_step_leaves_the_old_store_or_the_new_one(
     tmp_path: Path, stop: str
@@ -94,6 +95,7 @@ def test_encrypt_killed_at_any_step_leaves_the_old_store_or_the_new_one(
         assert CANARY.encode() not in path.read_bytes(), path
 
 
+@pytest.mark.slow
 def test_eight_writers_and_readers_on_a_new_encrypted_database(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -154,8 +154,6 @@ def test_an_update_leaves_exactly_the_index_of_the_new_version(
 def test_forget_keeps_the_entries_for_restore_and_purge_removes_them(
     store: MemoryStore, db_path: Path
 ) -> None:
-    from zeromem_cli.lifecycle import purge
-
     kept = store.add("the neighbour stays", tags=["stay"])
     gone = store.add("Quokka habitat survey", tags=["zoology"], key="survey")
     store.forget(gone.id)
@@ -164,7 +162,7 @@ def test_forget_keeps_the_entries_for_restore_and_purge_removes_them(
     store.restore(gone.id)
     assert [m.id for m in store.search("quokka")] == [gone.id]
     store.forget(gone.id)
-    assert purge(store, [gone.id]).purged == 1
+    assert store.purge([gone.id]).purged == 1
     assert _columns(db_path) == {  # the neighbour's terms alone: "survey", "zoology" gone
         "content": {"the", "neighbour", "stai"},
         "tags": {"stai"},

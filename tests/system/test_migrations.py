@@ -21,11 +21,9 @@ import pytest
 
 from tests.conftest import index_names
 from zeromem_cli import MemoryStore, SchemaError
-from zeromem_cli.lifecycle import GcPolicy, collect_garbage
 from zeromem_cli.models import Filters
 from zeromem_cli.storage.sqlite import migrations as migrations_module
 from zeromem_cli.storage.sqlite.migrations import LATEST_VERSION, MIGRATIONS
-from zeromem_cli.transfer.export import export_records
 from zeromem_cli.transfer.imports import import_text
 
 # uids as zeromem wrote them before they were stored as bytes: canonical UUID text.
@@ -124,7 +122,7 @@ def test_every_earlier_version_upgrades_without_loss(tmp_path: Path, version: in
         assert forgotten.deleted_at == "2026-01-02T00:00:00Z"
         # The same uids, shown and exported as text, stored as 16 bytes, found by uid.
         assert {m.id: m.uid for m in store.list(filters=Filters(include_deleted=True))} == UIDS
-        assert [r["uid"] for r in export_records(store, Filters(include_deleted=True))] == [
+        assert [r["uid"] for r in store.export(Filters(include_deleted=True))] == [
             UIDS[1],
             UIDS[2],
             UIDS[3],
@@ -301,9 +299,9 @@ def test_previous_schema_gains_the_live_expiry_index_and_keeps_its_data(
             ("2030",),
         ).fetchall()
         assert any("idx_memories_live_expires" in row[3] for row in plan)
-        assert collect_garbage(store, GcPolicy()).expired == 1
+        assert store.gc().expired == 1
         assert [m.content for m in store.list()] == ["stays"]
-        assert collect_garbage(store, GcPolicy()).expired == 0
+        assert store.gc().expired == 0
 
 
 def _pinned_plan(store: MemoryStore) -> str:
@@ -312,7 +310,7 @@ def _pinned_plan(store: MemoryStore) -> str:
     statements: list[str] = []
     conn.set_trace_callback(statements.append)
     try:
-        store.pack_candidates(10, pinned_only=True, pinned_limit=3)
+        store._pack_candidates(10, pinned_only=True, pinned_limit=3)
     finally:
         conn.set_trace_callback(None)
     pinned = next(sql for sql in statements if "pinned = 1" in sql)
@@ -336,7 +334,7 @@ def test_previous_schema_gains_the_pinned_rank_index_and_keeps_the_order(
         assert "idx_memories_scope_pinned" not in index_names(path)
         plan = _pinned_plan(store)
         assert "idx_memories_pinned_rank" in plan and "TEMP B-TREE" not in plan
-        pinned = store.pack_candidates(10, pinned_only=True, pinned_limit=3)
+        pinned = store._pack_candidates(10, pinned_only=True, pinned_limit=3)
         # Most important first; equal importance: the newer (higher id, same second) first.
         assert [m.content for m in pinned] == ["pinned fact 2", "pinned fact 1", "pinned fact 4"]
 
@@ -393,3 +391,48 @@ def test_previous_schema_gains_the_project_scope_and_no_memory_changes_owner(
         assert [m.id for m in bob.search("editor")] == [12]
     assert {"idx_memories_owner_created", "idx_memories_owner_hash"} <= index_names(path)
     assert "idx_memories_scope_hash" not in index_names(path)
+
+
+def _key_plans(store: MemoryStore, key: str) -> list[str]:
+    """The query plans of the store's own look-ups by key (``list --key``, a keyed write)."""
+    conn = store.connection
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    try:
+        assert store.list(limit=1, filters=Filters(key=key)), key
+        assert store.write("Weekly report goes out Mondays", key=key).action == "updated"
+    finally:
+        conn.set_trace_callback(None)
+    keyed = [sql for sql in statements if sql.startswith("SELECT") and "m.key =" in sql]
+    assert len(keyed) >= 2, statements
+    return [
+        " | ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql)) for sql in keyed
+    ]
+
+
+def test_previous_schema_gains_the_key_first_index_and_keeps_keys_unique(tmp_path: Path) -> None:
+    """Schema 10 (#33): a key is found through the index by owner and key, not by walking
+    every keyed memory of the owner (agent and session came before the key); one live memory
+    per key and scope holds as before, and two sessions of an owner may each hold one."""
+    path = tmp_path / "v9.db"
+    _database_at(path, MIGRATIONS.index(migrations_module.m010_key_first_index))
+    conn = sqlite3.connect(path)
+    before = [r[2] for r in conn.execute("PRAGMA index_info(idx_memories_live_key)")]
+    conn.close()
+    assert before == ["user", "project", "agent", "session", "key"]
+    with MemoryStore(path) as store:
+        for plan in _key_plans(store, "report"):
+            assert "idx_memories_live_key (user=? AND project=? AND key=?)" in plan, plan
+        assert [m.content for m in store.list(filters=Filters(key="report"))] == [
+            "Weekly report goes out Mondays"
+        ]
+        with pytest.raises(sqlite3.IntegrityError):  # the index still makes keys unique
+            store.connection.execute(
+                "INSERT INTO memories (uid, content, content_hash, key, created_at, updated_at) "
+                "VALUES (x'00', 'a second report', 7, 'report', '2026', '2026')"
+            )
+    for session in ("s1", "s2"):
+        with MemoryStore(path, session=session, isolate=True) as own:
+            own.write(f"report from {session}", key="weekly")
+    with MemoryStore(path) as store:
+        assert len(store.list(filters=Filters(key="weekly"))) == 2

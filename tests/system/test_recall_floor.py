@@ -1,5 +1,5 @@
 """A ranking regression fails CI: a quick retrieval run on the TUNING halves of the shared
-datasets (and the agent-memory set in benchmarks/) must stay above recall floors.
+datasets (and the agent-memory and dated sets in benchmarks/) must stay above recall floors.
 
 The floors sit a little below what the ranking measured when they were set (docs/ranking.md
 names the command and commit); a change that loses recall on these questions fails here, before
@@ -21,10 +21,12 @@ from zeromem_cli.ranking.tuning import DEFAULT_TUNING
 # A little below the figures measured (``pytest -s`` prints them; docs/ranking.md records them
 # with the commit).
 FLOORS: dict[str, tuple[int | None, int | None, dict[str, float]]] = {
-    "locomo": (1, 80, {"R@10": 0.62, "pack@1000": 0.70}),
+    "locomo": (1, 80, {"R@10": 0.60, "pack@1000": 0.65}),
     "longmemeval": (4, None, {"R@10": 0.95, "pack@1000": 0.95}),
-    "agent-memory": (None, None, {"R@10": 0.57, "pack@1000": 0.63}),
+    "agent-memory": (None, None, {"R@10": 0.57, "pack@1000": 0.64}),
     "chinese": (None, None, {"MRR": 0.95}),
+    # The hand-written dated memories (benchmarks/dated_memories): what keeps the date factor.
+    "dated": (None, None, {"MRR": 0.90}),
 }
 
 

@@ -98,7 +98,7 @@ def test_a_word_common_only_through_its_prefix_is_not_kept_whole(
 
 # -- the all-words pass (search.run_search) ----------------------------------------------------
 
-BM25_ONLY = Ranking(pool=0, coverage=0.0, importance=0.0, pinned=0.0, recency=0.0)
+BM25_ONLY = Ranking(pool=0, coverage=0.0, importance=0.0, pinned=0.0)
 
 
 @pytest.fixture

@@ -33,6 +33,11 @@ _PROBE = (
     "text = sys.modules.get('zeromem_cli.text.normalize')\n"
     "if text is not None and 'compiled' in vars(text._WORD):\n"
     "    print('word-pattern-compiled', file=sys.stderr)\n"
+    # Patterns compiled on first need only (each a visible part of a cold start).
+    "for name, lazy in (('projects', '_patterns'), ('text.display', '_unsafe')):\n"
+    "    module = sys.modules.get('zeromem_cli.' + name)\n"
+    "    if module is not None and getattr(module, lazy).cache_info().currsize:\n"
+    "        print(name + '-patterns-compiled', file=sys.stderr)\n"
 )
 
 # Never needed to search, pack or add (each is a feature of its own or an optional heavy
@@ -95,26 +100,40 @@ _NEVER = {
 }
 _NOT_FOR = {
     "search": {
+        "dataclasses",
         "zeromem_cli.pack.select",
         "zeromem_cli.text.secrets",
         "zeromem_cli.text.similarity",
         "zeromem_cli.cli.memories",
         "zeromem_cli.cli.pack",
         "zeromem_cli.pack.tokens",
-        "zeromem_cli.pack.speakers",
         "hashlib",
         "gzip",
         "base64",
     },
-    "pack": {"zeromem_cli.cli.memories", "zeromem_cli.cli.search", "gzip", "base64"},
-    "add": {"zeromem_cli.pack.select", "zeromem_cli.pack.tokens", "zeromem_cli.cli.search", "gzip"},
+    "pack": {
+        "dataclasses",
+        "zeromem_cli.cli.memories",
+        "zeromem_cli.cli.search",
+        "gzip",
+        "base64",
+    },
+    "add": {
+        "dataclasses",
+        "zeromem_cli.pack.select",
+        "zeromem_cli.pack.tokens",
+        "zeromem_cli.cli.search",
+        "gzip",
+    },
 }
 
 
 def _loaded(args: list[str], home: Path) -> set[str]:
     env = {**os.environ, "ZEROMEM_HOME": str(home)}
+    home.mkdir(parents=True, exist_ok=True)
     result = subprocess.run(
         [sys.executable, "-c", _PROBE, *args],
+        cwd=home,  # outside any git repository: no remote to read
         env=env,
         capture_output=True,
         text=True,
@@ -153,6 +172,9 @@ def test_hot_commands_load_only_what_they_use(
     assert not unexpected, f"`zeromem {args[0]}` imported {sorted(unexpected)}"
     if args[0] in ("search", "pack"):  # reading Chinese text compiles the CJK class once only
         assert "word-pattern-compiled" not in loaded
+    # Outside a git repository, printing printable memories: neither set of patterns is needed.
+    assert "projects-patterns-compiled" not in loaded
+    assert "text.display-patterns-compiled" not in loaded
 
 
 def test_mcp_help_and_bad_options_do_not_load_the_sdk(tmp_path: Path) -> None:

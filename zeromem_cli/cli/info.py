@@ -34,9 +34,7 @@ def stats(
     as_json: JsonResultOption = False,
 ) -> None:
     """Memories live / expired / in trash, by category and scope, size, tokens pack saves."""
-    from zeromem_cli.stats import collect
-
     refuse_all_scopes_with_scope(all_scopes, where)
     with where.open(reading=True) as store:
-        data = collect(store, all_scopes=all_scopes).to_dict()
+        data = store.stats(all_scopes=all_scopes).to_dict()
     render_info.stats(data, as_json)

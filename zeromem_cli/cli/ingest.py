@@ -7,7 +7,7 @@ message (stderr); the details (``--dry-run`` plan, ``--json``) are data (stdout)
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -19,6 +19,9 @@ from zeromem_cli.cli.options import (
     store_options,
 )
 from zeromem_cli.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from zeromem_cli.ingest import IngestReport
 
 # The largest input `ingest` reads (a file or stdin), checked before reading it.
 MAX_INGEST_BYTES = 64 * 1024 * 1024
@@ -148,14 +151,16 @@ def ingest(
     parsed = [parse_input(_read_source(source), fmt) for source in sources]
     found_in = []
     messages = mined = empty = 0
-    for part in parsed:
+    for source, part in zip(sources, parsed, strict=True):
         if part.format == "kv":
             found, skipped = extract_kv(part.records, category="fact", key_prefix=key_prefix)
             messages += len(part.records)
             mined += len(part.records)
             empty += skipped
         else:
-            found = extract_messages(part.messages, rules, mined_roles)
+            oversized: list[tuple[int, int]] = []
+            found = extract_messages(part.messages, rules, mined_roles, oversized=oversized)
+            _warn_oversized(source, oversized)
             messages += len(part.messages)
             chosen = [m for m in part.messages if m.role in mined_roles]
             mined += len(chosen)
@@ -179,9 +184,12 @@ def ingest(
                     # auto: the project of the directory the session worked in
                     project_given=(where.project or "auto").strip().lower() != "auto",
                 )
+            # Vectors are left to `zeromem index` / gc, as for `import`: embedding one
+            # memory at a time would set ingest's speed (docs/ingest.md).
             report.items += apply_candidates(
-                target, found, dry_run=dry_run, tags=tag, category=category, ttl=ttl
+                target, found, dry_run=dry_run, tags=tag, category=category, ttl=ttl, embed=False
             )
+        unembedded = 0 if dry_run or not store.semantic.wanted() else _written(report)
     for item in report.items:
         if item.action == "error":
             from zeromem_cli.text.secrets import mask_secrets
@@ -194,3 +202,26 @@ def ingest(
         render.ingest_items(report.items, dry_run=True)
     if not quiet:
         render.message(report.summary())
+        if unembedded:
+            render.message(
+                f"{unembedded} written memories are found by words until `zeromem index` "
+                "(or gc) embeds them for semantic recall"
+            )
+
+
+def _warn_oversized(source: str, oversized: list[tuple[int, int]]) -> None:
+    """Say which sentences were too long to be a memory, and so were not mined."""
+    from zeromem_cli.ingest.extract import MAX_SENTENCE_CHARS
+
+    where = "stdin" if source == "-" else source
+    for message, length in oversized:
+        render.warning(
+            f"skipped a sentence of {length:,} characters in message {message + 1} of {where}: "
+            f"over the {MAX_SENTENCE_CHARS:,} ingest mines (no memory is that long)"
+        )
+
+
+def _written(report: "IngestReport") -> int:
+    """Memories the report added or changed: the ones without a vector of their text."""
+    counts = report.counts()
+    return counts["added"] + counts["updated"]

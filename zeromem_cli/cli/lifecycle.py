@@ -22,7 +22,6 @@ from zeromem_cli.cli.options import (
     store_options,
 )
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.oplog import record_operation
 
 if TYPE_CHECKING:
     from zeromem_cli.lifecycle import Selection
@@ -164,7 +163,7 @@ def forget(
             state=state,
             limit=limit,
         )
-        selected = lifecycle.select(store, selection)
+        selected = store.select(selection)
         count = len(selected)
         verb = "purge" if purge else "forget"
         action = "purged" if purge else "forgotten"
@@ -187,8 +186,7 @@ def forget(
         confirm_or_refuse(question, yes)
         ids = [m.id for m in selected]
         if purge:
-            result = lifecycle.purge(store, ids)
-            record_operation(store, "purge", result.purged)
+            result = store.purge(ids)
             render.message(f"purged {_plural(result.purged)}")
             if not result.wal_truncated:
                 render.warning(
@@ -198,8 +196,7 @@ def forget(
             if as_json:
                 render.changed(action, ids, wal_truncated=result.wal_truncated)
         else:
-            forgotten = lifecycle.forget(store, ids)
-            record_operation(store, "forget", forgotten)
+            forgotten = store.forget(*ids, strict=False)
             render.message(f"forgot {_plural(forgotten)}")
             if as_json:
                 render.changed(action, ids)
@@ -240,7 +237,7 @@ def restore(
             state=lifecycle.TRASH,
             limit=limit,
         )
-        selected = lifecycle.select(store, selection, verb="restore")
+        selected = store.select(selection, verb="restore")
         if dry_run:
             render.memories(selected, render.resolve_format(fmt, as_json))
             render.message(f"would restore {_plural(len(selected))}")
@@ -273,12 +270,10 @@ def show_trash(
     as_json: JsonOption = False,
 ) -> None:
     """List soft-deleted memories (forgotten, expired, archived); `restore ID` brings one back."""
-    from zeromem_cli import lifecycle
-
     if reason is not None and reason not in ("forgotten", "expired", "archived"):
         raise InvalidInputError(f"--reason is forgotten, expired or archived, not {reason!r}")
     with where.open(reading=True) as store:
-        items = lifecycle.trash(store, reason=reason, limit=limit)
+        items = store.trash(reason=reason, limit=limit)
     render.trash(items, render.resolve_format(fmt, as_json))
 
 
@@ -310,17 +305,13 @@ def gc(
     )
     all_scopes = all(v is None for v in (where.user, where.agent, where.session, where.project))
     with where.open(create=False) as store:
-        report = lifecycle.collect_garbage(
-            store, policy, all_scopes=all_scopes, vacuum=vacuum, dry_run=dry_run
-        )
+        report = store.gc(policy, all_scopes=all_scopes, vacuum=vacuum, dry_run=dry_run)
         indexed = None
-        scope = None if all_scopes else store.scope
-        if not dry_run and store.semantic.wanted():  # embed what has no vector yet
-            from zeromem_cli.semantic.indexer import pending
-
-            embedder = store.semantic.embedder() if pending(store, scope) else None
-            if embedder is not None:
-                indexed = _run_index(store, embedder, scope)
+        if not dry_run and store.unindexed(all_scopes=all_scopes):  # embed what has none
+            try:
+                indexed = _run_index(store, all_scopes)
+            except InvalidInputError:
+                pass  # the model did not load: the store told why, and gc's work stands
     if as_json:
         print(render.dumps({**report.to_dict(), "indexed": indexed and indexed.__dict__}))
     elif not quiet:
@@ -343,36 +334,25 @@ def index(
     """Embed the memories that have no vector yet (semantic recall, zeromem[semantic]):
     after an import, an upgrade or a change of model. Resumable: run it again after an
     interruption. Covers every scope unless a scope option is given."""
-    from zeromem_cli.semantic.switch import INSTALL_HINT
-
     all_scopes = all(v is None for v in (where.user, where.agent, where.session, where.project))
     with where.open() as store:
-        embedder = store.semantic.embedder(True)
-        if embedder is None:
-            raise InvalidInputError(
-                "semantic recall is off or unavailable here "
-                f"(search.semantic = {store.semantic.mode}; {INSTALL_HINT}): nothing indexed"
-            )
-        report = _run_index(store, embedder, None if all_scopes else store.scope)
+        report = _run_index(store, all_scopes)
     if as_json:
         print(render.dumps(report.__dict__))
     elif not quiet:
         print(report.summary())
 
 
-def _run_index(store: "MemoryStore", embedder: Any, scope: Any) -> Any:
-    """``semantic.indexer.index`` with a progress bar on a terminal's stderr."""
+def _run_index(store: "MemoryStore", all_scopes: bool) -> Any:
+    """``MemoryStore.index`` with a progress bar on a terminal's stderr."""
     import sys
 
-    from zeromem_cli.semantic.indexer import index as run
-    from zeromem_cli.semantic.indexer import pending
-
     if not sys.stderr.isatty():
-        return run(store, embedder, scope=scope)
+        return store.index(all_scopes=all_scopes)
     from rich.console import Console
     from rich.progress import Progress
 
-    total = pending(store, scope)
+    total = store.unindexed(all_scopes=all_scopes)
     with Progress(console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("embedding memories", total=total)
-        return run(store, embedder, scope=scope, progress=lambda n: bar.advance(task, n))
+        return store.index(all_scopes=all_scopes, progress=lambda n: bar.advance(task, n))

@@ -25,7 +25,6 @@ from zeromem_cli.cli.options import (
     store_options,
 )
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.oplog import record_operation
 
 if TYPE_CHECKING:
     from zeromem_cli.models import Memory
@@ -95,24 +94,25 @@ def add(
     ] = False,
 ) -> None:
     """Add a memory and print its id (or the whole record with --json)."""
+    from zeromem_cli.requests import WriteRequest
+
     content = read_text_argument(text)
     config = settings()
+    request = WriteRequest(
+        category=category,
+        default_category=config.get("add.default_category"),
+        tags=tag,
+        key=key,
+        importance=importance,
+        pinned=True if pin else None,
+        meta=parse_meta(meta),
+        ttl=config.choose(ttl, "add.default_ttl"),
+        allow_duplicate=allow_duplicate,
+        merge=merge,
+        allow_secret=allow_secret,
+    )
     with where.open() as store:
-        result = store.write(
-            content,
-            category=category,
-            default_category=config.get("add.default_category"),
-            tags=tag,
-            key=key,
-            importance=importance,
-            pinned=True if pin else None,
-            meta=parse_meta(meta),
-            ttl=config.choose(ttl, "add.default_ttl"),
-            allow_duplicate=allow_duplicate,
-            merge=merge,
-            allow_secret=allow_secret,
-        )
-        record_operation(store, "add", 1, enabled=config.get("log.enabled"))
+        result = store.write(content, request)
     memory = result.memory
     if result.action == "duplicate":
         render.message(f"duplicate of #{memory.id}: nothing added")

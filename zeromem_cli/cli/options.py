@@ -163,6 +163,7 @@ class StoreOptions(FrozenRecord):
         otherwise nothing is created: the default store reads as empty, and one named by
         ``--db`` / ``ZEROMEM_DB`` is an error naming it (a typo is not an empty store)."""
         from zeromem_cli.owner import resolve_owner
+        from zeromem_cli.requests import StoreSettings
         from zeromem_cli.store import MemoryStore
 
         if self.db is not None and not self.db.strip():
@@ -188,15 +189,11 @@ class StoreOptions(FrozenRecord):
             session=owner.session,
             project=owner.project,
             isolate=config.get("scope.isolate_sessions") if isolate is None else isolate,
-            max_content_bytes=config.get("add.max_content_bytes"),
-            max_tags=config.get("add.max_tags"),
-            max_tag_chars=config.get("add.max_tag_chars"),
-            semantic=config.get("search.semantic"),
-            semantic_model=config.get("search.semantic_model") or None,
-            notice=_notice,
             key_file=self.key_file,
             read_only="auto" if reading else False,
-            if_missing="create" if create else ("error" if self.db else "empty"),
+            settings=StoreSettings.from_config(config, notice=_notice)._replace(
+                if_missing="create" if create else ("error" if self.db else "empty")
+            ),
         )
 
 

@@ -130,8 +130,8 @@ def pack(
     ] = None,
 ) -> None:
     """Print the most relevant memories that fit a token budget, ready to pipe into an LLM."""
-    from zeromem_cli.oplog import record_operation
     from zeromem_cli.pack.select import Weights
+    from zeromem_cli.requests import PackRequest
     from zeromem_cli.times import parse_since
 
     if as_json and fmt is not None and str(getattr(fmt, "value", fmt)) != "json":
@@ -140,8 +140,7 @@ def pack(
     text = read_text_argument(query) if query is not None else None
     with where.open(reading=True) as store:
         filters = filters_from_flags(store, category=category, tags=tag, since=since, until=until)
-        result = store.pack(
-            text,
+        request = PackRequest(
             budget=config.choose(budget, "pack.budget"),
             tokenizer=config.choose(tokenizer, "pack.tokenizer"),
             format="json" if as_json else config.choose(fmt, "pack.format"),
@@ -155,13 +154,7 @@ def pack(
             as_of=parse_since(as_of, store.now()) if as_of else None,
             semantic=semantic,
         )
-        record_operation(
-            store,
-            "pack",
-            len(result.memories),
-            result.tokens,
-            enabled=config.get("log.enabled"),
-        )
+        result = store.pack(text, request)
     for note in result.notes:
         render.warning(f"pack: {note}")
     if explain:

@@ -44,7 +44,11 @@ def search(
     ] = None,
     include_expired: IncludeExpiredOption = False,
     fts: Annotated[
-        bool, typer.Option("--fts", help="QUERY is a raw FTS5 expression (power users).")
+        bool,
+        typer.Option(
+            "--fts",
+            help="QUERY is your own expression: FTS5 syntax (tsquery on PostgreSQL).",
+        ),
     ] = False,
     as_of: AsOfOption = None,
     semantic: SemanticOption = None,
@@ -53,7 +57,6 @@ def search(
 ) -> None:
     """Search memories, best match first."""
     # Imported here: building the command (and --help) must not load the core.
-    from zeromem_cli.oplog import record_operation
     from zeromem_cli.times import parse_since
 
     config = settings()
@@ -79,7 +82,4 @@ def search(
             as_of=parse_since(as_of, store.now()) if as_of else None,
             semantic=semantic,
         )
-        # Results only: the token figure `stats` reports is pack's; counting here would load
-        # the tokenizer on every search.
-        record_operation(store, "search", len(hits), enabled=config.get("log.enabled"))
     render.memories(hits, render.resolve_format(fmt, as_json), scores=True)

@@ -27,7 +27,7 @@ from zeromem_cli.cli.options import (
 from zeromem_cli.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from zeromem_cli.store import MemoryStore
+    pass
 
 
 class ExportFormat(str, Enum):
@@ -96,8 +96,7 @@ def export(
 ) -> None:
     """Export memories (jsonl by default: every field, one JSON object a line), in plain text:
     an encrypted store's export is readable by anyone who can read the file."""
-    from zeromem_cli.oplog import record_operation
-    from zeromem_cli.transfer.export import export_records, write_atomically, write_export
+    from zeromem_cli.transfer.export import write_atomically, write_export
 
     refuse_all_scopes_with_scope(all_scopes, where)
     with where.open(reading=True) as store:
@@ -110,13 +109,12 @@ def export(
             include_expired=include_expired,
             include_deleted=include_deleted,
         )
-        records = export_records(store, filters, all_scopes=all_scopes, with_history=with_history)
+        records = store.export(filters, all_scopes=all_scopes, with_history=with_history)
         if output is None:
             write_export(records, fmt.value, sys.stdout)
         else:
             write_atomically(output, lambda handle: write_export(records, fmt.value, handle))
             render.message(f"exported {len(records)} memories to {output}")
-        record_operation(store, "export", len(records))
 
 
 def _read_input(source: Path) -> tuple[str | None, str]:
@@ -213,9 +211,9 @@ def import_(
 ) -> None:
     """Import memories from jsonl, json, csv, a Mem0 get_all dump, CLAUDE.md / AGENTS.md /
     GEMINI.md or an MCP memory.jsonl (idempotent by uid)."""
-    from zeromem_cli.oplog import record_operation
+    from zeromem_cli.requests import ImportRequest
     from zeromem_cli.transfer import memory_files
-    from zeromem_cli.transfer.imports import InvalidRecordsError, import_records
+    from zeromem_cli.transfer.imports import InvalidRecordsError
     from zeromem_cli.transfer.read import detect_format, parse
 
     refuse_all_scopes_with_scope(all_scopes, where)
@@ -232,9 +230,7 @@ def import_(
         _interrupted()
     with where.open() as store, _progress_bar("importing") as progress:
         try:
-            report = import_records(
-                store,
-                parse(text, chosen) if plan is None else plan.records,
+            request = ImportRequest(
                 on_conflict=on_conflict.value,
                 skip_invalid=skip_invalid,
                 all_scopes=all_scopes,
@@ -244,6 +240,8 @@ def import_(
                 # A memory file in a repository goes to its project, unless --project says.
                 own_projects=plan is not None and where.project is None,
             )
+            records = parse(text, chosen) if plan is None else plan.records
+            report = store.import_records(records, request)
         except KeyboardInterrupt:  # the one transaction was rolled back
             _interrupted()
         except InvalidRecordsError as exc:
@@ -253,9 +251,7 @@ def import_(
                 f"{count} invalid record{'s' if count != 1 else ''}; nothing was imported "
                 "(--skip-invalid imports the valid ones)"
             ) from None
-        if not dry_run:
-            record_operation(store, "import", report.added + report.updated)
-        waiting = _unembedded(store) if not dry_run and report.added + report.updated else 0
+        waiting = store.unindexed() if not dry_run and report.added + report.updated else 0
     _print_errors(report.invalid, warn=True)
     if waiting and not as_json:
         render.message(
@@ -267,16 +263,6 @@ def import_(
         summary.update(memory_files.plan_summary(plan, report.invalid, dry_run))
         render_info.memory_file_plan(summary, as_json)
     render_info.import_report(summary, as_json)
-
-
-def _unembedded(store: "MemoryStore") -> int:
-    """Live memories without a vector when semantic recall is on (import writes none: they
-    are embedded in bulk by ``zeromem index``); 0 when it is off."""
-    if not store.semantic.wanted():
-        return 0
-    from zeromem_cli.semantic.indexer import pending
-
-    return pending(store)
 
 
 def _interrupted() -> NoReturn:

@@ -218,12 +218,36 @@ def apply_candidates(
     source: str = "ingest",
     meta: dict[str, Any] | None = None,
     created_at: str | datetime | None = None,
+    embed: bool = True,
 ) -> list[IngestItem]:
     """Write (or plan) every candidate in order; ``category``/``ttl`` override the rules';
     ``source`` is recorded in each memory's meta (a harness hook names its harness), beside
     the caller's own ``meta`` (the Mem0 face's ``metadata``); ``created_at`` dates new memories
-    when the conversation happened (``MemoryStore.write``'s)."""
-    extra = _Extra(meta, created_at)
+    when the conversation happened; ``embed=False`` leaves their vectors to ``index``/``gc``
+    (``WriteRequest``'s, both). One ``ingest`` in the store's operations log, its searches and
+    writes part of it.
+
+    Each batch of ``INGEST_BATCH`` candidates is one transaction: a killed run keeps the
+    batches it committed, whole, and loses the open one, whole; running it again finds what
+    landed as duplicates (or unchanged keys) and writes the rest."""
+    extra = _Extra(meta, created_at, embed)
+    with store.operation(None if dry_run else "ingest") as entry:
+        items = _batched(store, candidates, dry_run, tags, category, ttl, source, extra)
+        entry.results = len(items)
+    return items
+
+
+def _batched(
+    store: MemoryStore,
+    candidates: Sequence[Candidate],
+    dry_run: bool,
+    tags: Iterable[str] | None,
+    category: str | None,
+    ttl: str | None,
+    source: str,
+    extra: _Extra,
+) -> list[IngestItem]:
+    """``_apply`` over every candidate: one transaction per batch, not one per memory."""
     if dry_run or len(candidates) <= 1:
         return _apply(store, candidates, dry_run, tags, category, ttl, source, extra)
     # One transaction per batch, not one per memory: a commit waits for the disk (synchronous
@@ -250,10 +274,12 @@ INGEST_BATCH = 500
 
 
 class _Extra(NamedTuple):
-    """What the caller adds to every memory written: its own meta, and when it was said."""
+    """What the caller adds to every memory written: its own meta, when it was said, and
+    whether its vector is computed now."""
 
     meta: dict[str, Any] | None
     created_at: str | datetime | None
+    embed: bool
 
 
 def _apply(
@@ -312,6 +338,7 @@ def _apply(
                 },
                 created_at=extra.created_at,
                 near=False,  # ingest lists no near-duplicates: no search per memory
+                embed=extra.embed,
             )
         except InvalidInputError as exc:
             items.append(IngestItem("error", candidate, reason=str(exc)))

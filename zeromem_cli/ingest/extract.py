@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zeromem_cli.ingest.formats import Message
-from zeromem_cli.ingest.rules import Rule
+from zeromem_cli.ingest.rules import SENTENCE_SCRIPTS, Rule
 from zeromem_cli.text.normalize import has_cjk
 from zeromem_cli.text.query import query_terms
 
@@ -380,8 +380,9 @@ def extract_sentence(
         return []
     taken: list[tuple[int, int]] = []
     found: list[Candidate] = []
+    absent = {name for name, held in SENTENCE_SCRIPTS.items() if not held.search(sentence)}
     for rule in rules:
-        if not rule.enabled or role not in rule.roles:
+        if not rule.enabled or role not in rule.roles or (absent and absent & rule.scripts):
             continue
         for match in rule.regex.finditer(sentence):
             span = match.span()
@@ -443,12 +444,16 @@ def extract_text(
     role: str = "user",
     message: int = 0,
     rejected: list[Rejection] | None = None,
+    oversized: list[tuple[int, int]] | None = None,
 ) -> list[Candidate]:
-    """Candidates of one message, without repeats."""
+    """Candidates of one message, without repeats. A sentence over ``MAX_SENTENCE_CHARS`` is
+    skipped, and told to ``oversized`` as (message, its length) for the caller to say so."""
     seen: set[tuple[str, str, str | None]] = set()
     found: list[Candidate] = []
     for sentence in split_sentences(text):
         if len(sentence) > MAX_SENTENCE_CHARS:
+            if oversized is not None:
+                oversized.append((message, len(sentence)))
             continue  # could not be stored: not worth running every rule over (#33)
         for candidate in extract_sentence(
             sentence, rules, role=role, message=message, rejected=rejected
@@ -465,8 +470,10 @@ def extract_messages(
     rules: Sequence[Rule],
     roles: Sequence[str] = ("user",),
     rejected: list[Rejection] | None = None,
+    oversized: list[tuple[int, int]] | None = None,
 ) -> list[Candidate]:
-    """Candidates of every message whose role is in ``roles``, in input order."""
+    """Candidates of every message whose role is in ``roles``, in input order (``oversized``:
+    ``extract_text``'s)."""
     found: list[Candidate] = []
     for message in messages:
         if message.role in roles:
@@ -477,6 +484,7 @@ def extract_messages(
                     role=message.role,
                     message=message.index,
                     rejected=rejected,
+                    oversized=oversized,
                 )
             )
     return found

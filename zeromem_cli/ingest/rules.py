@@ -77,6 +77,16 @@ class Rule:
     def regex(self) -> re.Pattern[str]:
         return re.compile(self.pattern, re.IGNORECASE)
 
+    @cached_property
+    def scripts(self) -> frozenset[str]:
+        """The scripts ("cjk", "latin") every match of the pattern must contain a letter of:
+        a sentence without one cannot match, and the rule is not run on it (half the rules
+        are Chinese-only, and scanning every sentence with every rule was most of ingest's
+        time: ``python -m benchmarks.ingest_speed``)."""
+        return frozenset(
+            name for name, script in _SCRIPTS.items() if _requires(self.pattern, script)
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -862,3 +872,67 @@ def load_rules(table: Mapping[str, Any] | None, origin: str = "config") -> list[
 
 def active(rules: Sequence[Rule]) -> list[Rule]:
     return [rule for rule in rules if rule.enabled]
+
+
+# -- which script a pattern needs ---------------------------------------------------------------
+
+
+def _is_cjk(code: int) -> bool:
+    return code >= 0x2E80
+
+
+def _is_latin(code: int) -> bool:
+    return chr(code).isascii() and chr(code).isalpha()
+
+
+_SCRIPTS = {"cjk": _is_cjk, "latin": _is_latin}
+# What a sentence must hold for a rule of each script to have a chance. Latin reaches past
+# ASCII: an IGNORECASE ASCII letter also matches a few others (the Kelvin sign, long s,
+# dotted/dotless i), all inside these ranges.
+SENTENCE_SCRIPTS = {
+    "cjk": re.compile(r"[\u2e80-\U0010ffff]"),
+    "latin": re.compile(r"[A-Za-z\u00c0-\u024f\u1e00-\u1eff\u2100-\u214f]"),
+}
+
+
+def _requires(pattern: str, script: Any) -> bool:
+    """Whether every match of ``pattern`` holds a character ``script`` accepts (a literal of
+    it on every path through the pattern). Unsure (a parse this does not follow): False."""
+    try:
+        from re import _constants as codes  # type: ignore[attr-defined]
+        from re import _parser as parser  # type: ignore[attr-defined]
+    except ImportError:  # Python 3.10
+        import sre_constants as codes
+        import sre_parse as parser
+    try:
+        parsed = parser.parse(pattern, re.IGNORECASE)
+    except Exception:
+        return False
+    return _needs(list(parsed), codes, script)
+
+
+def _needs(items: list[Any], codes: Any, script: Any) -> bool:
+    for op, value in items:
+        if op is codes.LITERAL and script(value):
+            return True
+        if op is codes.SUBPATTERN and _needs(list(value[-1]), codes, script):
+            return True
+        if op in (codes.MAX_REPEAT, codes.MIN_REPEAT) and value[0] >= 1:
+            if _needs(list(value[2]), codes, script):
+                return True
+        if op is codes.BRANCH and all(_needs(list(b), codes, script) for b in value[1]):
+            return True
+        if op is codes.IN and value and all(_in_script(o, a, codes, script) for o, a in value):
+            return True
+    return False
+
+
+def _in_script(op: Any, value: Any, codes: Any, script: Any) -> bool:
+    if op is codes.LITERAL:
+        return bool(script(value))
+    if op is codes.RANGE:
+        low, high = value
+        if script is _is_cjk:
+            return _is_cjk(low)  # every code point from low up counts as CJK here
+        return high - low < 128 and all(script(code) for code in range(low, high + 1))
+    return False

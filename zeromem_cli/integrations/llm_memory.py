@@ -90,6 +90,7 @@ class Where(NamedTuple):
     def open(self, config: Config) -> MemoryStore:
         """The store, its ``--project auto`` resolved from the current directory."""
         from zeromem_cli.owner import resolve_owner
+        from zeromem_cli.requests import StoreSettings
         from zeromem_cli.store import MemoryStore
 
         where = self.resolved()
@@ -107,11 +108,7 @@ class Where(NamedTuple):
             session=owner.session,
             project=owner.project,
             isolate=isolate,
-            max_content_bytes=config.get("add.max_content_bytes"),
-            max_tags=config.get("add.max_tags"),
-            max_tag_chars=config.get("add.max_tag_chars"),
-            semantic=config.get("search.semantic"),
-            semantic_model=config.get("search.semantic_model") or None,
+            settings=StoreSettings.from_config(config),
         )
 
 
@@ -186,27 +183,24 @@ def fragment_text(argument: str) -> str:
     """The text of fragment ``zeromem:ARGUMENT``: the pack of its query (see the module
     docstring), deterministic for the same store, query and options."""
     from zeromem_cli.models import Filters
-    from zeromem_cli.oplog import record_operation
     from zeromem_cli.pack.select import Weights
+    from zeromem_cli.requests import PackRequest
 
     request = parse_fragment(argument)
     config = _config()
+    asked = PackRequest(
+        budget=request.budget or config.get("pack.budget"),
+        tokenizer=request.tokenizer or config.get("pack.tokenizer"),
+        format=request.format or config.get("pack.format"),
+        header=request.header,
+        weights=Weights.from_config(config),
+        filters=Filters(category=request.category, tags=request.tags),
+        touch=False,
+        inherit=config.get("pack.inherit") if request.inherit is None else request.inherit,
+        pinned_share=config.get("pack.pinned_share"),
+    )
     with request.where.open(config) as store:
-        result = store.pack(
-            request.query,
-            budget=request.budget or config.get("pack.budget"),
-            tokenizer=request.tokenizer or config.get("pack.tokenizer"),
-            format=request.format or config.get("pack.format"),
-            header=request.header,
-            weights=Weights.from_config(config),
-            filters=Filters(category=request.category, tags=request.tags),
-            touch=False,
-            inherit=config.get("pack.inherit") if request.inherit is None else request.inherit,
-            pinned_share=config.get("pack.pinned_share"),
-        )
-        record_operation(
-            store, "pack", len(result.memories), result.tokens, enabled=config.get("log.enabled")
-        )
+        result = store.pack(request.query, asked)
     return result.text
 
 

@@ -44,6 +44,7 @@ def context(
     """``pack`` for the agent: pinned core memory plus what ``query`` needs, in the envelope."""
     from zeromem_cli.pack.format import Formatter, masked_content
     from zeromem_cli.pack.select import Weights
+    from zeromem_cli.requests import PackRequest
 
     view = box.view(**scope)
     budget = box.budget(max_tokens)
@@ -66,8 +67,7 @@ def context(
     # JSON string (quotes and line breaks); pack gets the rest of the budget, and memories are
     # dropped from the end below when the escaping of their text costs more than that.
     reserve = budget.data_tokens(budget.stamp(*render([], "", True))[1])
-    result = view.pack(
-        query,
+    request = PackRequest(
         budget=max(1, budget.max_tokens - reserve),
         tokenizer=config.get("pack.tokenizer"),
         format="xml",
@@ -78,6 +78,7 @@ def context(
         inherit=config.get("pack.inherit"),
         pinned_share=config.get("pack.pinned_share"),
     )
+    result = view.pack(query, request)
     memories = list(result.memories)
     left_out = any(c.status.startswith(("over budget", "dropped")) for c in result.candidates)
     formatter = Formatter("xml", envelope.HEADER, masked_content, mask_labels=True)
@@ -91,7 +92,6 @@ def context(
         text = formatter.render(memories)
     if memories:
         view.touch(m.id for m in memories)
-    box.record(view, "pack", len(memories), data["tokens"])
     return ToolOutput(text, data)
 
 
@@ -132,7 +132,6 @@ def search(
         }
 
     chosen, _, text, data = budget.fill(hits, envelope.hit_xml, lambda h: h, render)
-    box.record(view, "search", len(chosen))
     return ToolOutput(text, data)
 
 
@@ -289,11 +288,9 @@ def stats(box: Toolbox, max_tokens: int | None = None, **scope: str | None) -> T
     """This scope's counts as ``zeromem stats --json`` gives them, under ``stats``; the
     categories (largest first), then the counts per scope and per operation are cut to the
     budget."""
-    from zeromem_cli.stats import collect
-
     view = box.view(**scope)
     budget = box.budget(max_tokens)
-    report = collect(view).to_dict()
+    report = view.stats().to_dict()
     categories = list(report["by_category"].items())
     truncated = False
     while True:

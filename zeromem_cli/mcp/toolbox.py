@@ -40,7 +40,6 @@ class Toolbox:
         self.counter = get_tokenizer(config.get("pack.tokenizer"))
         self.default_tokens = int(config.get("mcp.max_tokens"))
         self.cap_tokens = int(config.get("mcp.max_tokens_cap"))
-        self.log = bool(config.get("log.enabled"))
 
     def view(
         self, user: str | None = None, agent: str | None = None, session: str | None = None
@@ -59,12 +58,6 @@ class Toolbox:
 
     def budget(self, max_tokens: int | None) -> Budget:
         return Budget(resolve(max_tokens, self.default_tokens, self.cap_tokens), self.counter)
-
-    def record(self, store: MemoryStore, op: str, results: int, tokens: int = 0) -> None:
-        """One entry of the operations log `stats` reads (best effort, like the CLI's)."""
-        from zeromem_cli.oplog import record_operation
-
-        record_operation(store, op, results, tokens, enabled=self.log)
 
 
 # The most ids and keys one memory_get may name: far more full records than any budget holds

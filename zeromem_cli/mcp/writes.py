@@ -53,7 +53,6 @@ def save(
         pinned=pinned,
         ttl=ttl or config.get("add.default_ttl") or None,
     )
-    box.record(view, "add", 1)
     memory = envelope.record(result.memory)
     similar = [{"id": number, "similarity": score} for number, score in result.similar]
     data = {
@@ -144,7 +143,6 @@ def forget(
     count = len(selected)
     if not preview and selected:
         view.forget(*[m.id for m in selected])
-        box.record(view, "forget", count)
     if preview:
         head = f"would forget {_plural(count)} (dry run"
         head += "; call again with dry_run=false to forget them)" if count else ")"
@@ -217,8 +215,6 @@ def ingest(
         empty=len(mined) - len({c.message for c in candidates}),
     )
     report.items = apply_candidates(view, candidates, dry_run=dry_run)
-    if not dry_run:
-        box.record(view, "ingest", len(report.items))
     summary = report.summary()
     items = [_masked_item(item.to_dict()) for item in report.items]
 

@@ -6,12 +6,8 @@ exceeds the budget. Steps:
 
 1. Candidates: up to ``pool`` search hits for the query (none without a query) plus the
    pinned memories (with a query, only as many as the budget can hold, ``_pinned``) and,
-   without a query, the most important and most recent ones. With a query,
-   pseudo-relevance feedback: a second search for the most distinctive words of the best
-   hits (``expansion_terms``) adds its hits, and 0.3 times its relative score to relevance,
-   so a memory phrased unlike the question but like its best answers can rise; in a store of
-   conversations, only its hits in the best hits' own conversations (``near_feedback``).
-2. Score (relevance: the first search's score relative to its best hit, plus feedback): with a
+   without a query, the most important and most recent ones.
+2. Score (relevance: the search's score relative to its best hit): with a
    query ``relevance * (w_rel + importance * w_imp + recency * w_rec + access *
    w_acc)``, without one the last three parts added; each part in 0..1 (relevance relative to
    the best hit of this query, importance / 10, recency halving every ``half_life_days``,
@@ -26,48 +22,41 @@ exceeds the budget. Steps:
    exact tokenizer merged differently at a boundary, the lowest-scored memory goes until it fits.
 
 Formatting lives in ``format.py``; in a session, neighbours of the best hits borrow
-relevance (``context.py``). ``MemoryStore.pack`` runs ``pack`` over its connection, scope and
+relevance (``ranking.context``). ``MemoryStore.pack`` runs ``pack`` over its connection, scope and
 clock, and records the access of what was packed; the query is parsed once per call.
 """
 
 from __future__ import annotations
 
-import math
-import sqlite3
-from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zeromem_cli import validation
 from zeromem_cli.config import SETTINGS
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Filters, Memory, Scope
-from zeromem_cli.pack import DEFAULT_POOL
 from zeromem_cli.pack.format import (
-    ContentOf,
     Formatter,
     cached_content,
     masked_content,
     plain_content,
 )
-from zeromem_cli.pack.speakers import spoken_by_named
 from zeromem_cli.pack.tokens import Tokenizer, get_tokenizer
 from zeromem_cli.plain import FrozenRecord, Record, field
 from zeromem_cli.ranking import factors
 from zeromem_cli.ranking.context import lent_by_neighbours
 from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
-from zeromem_cli.search import (
-    aggregates,
-    held_by_few,
-    may_hold_common_words,
-    run_search,
-)
-from zeromem_cli.storage import memories as stored
+from zeromem_cli.search import run_search
+from zeromem_cli.storage.base import Backend
+from zeromem_cli.storage.records import to_memory
 from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import ParsedQuery, parse_query
-from zeromem_cli.text.similarity import features, word_features
+from zeromem_cli.text.similarity import features
 from zeromem_cli.times import from_iso
+
+if TYPE_CHECKING:
+    from zeromem_cli.requests import PackRequest
 
 _EMPTY = Memory(id=0, uid="", content="", category="", created_at="0000-00-00")
 
@@ -187,7 +176,6 @@ def score_candidates(
     weights: Weights,
     now: datetime,
     context: dict[int, float] | None = None,
-    factor: dict[int, float] | None = None,
     own: dict[int, float] | None = None,
 ) -> list[Candidate]:
     """Score parts of each memory, best first (pinned before all others).
@@ -196,20 +184,18 @@ def score_candidates(
     * (w_rel + w_imp * importance + w_rec * recency + w_acc * access)``, so they reorder
     memories of similar relevance but cannot lift a barely matching one above a strong match
     (measured on LoCoMo: the additive form let recency push evidence out). Without a query the
-    parts simply add up. ``context`` is relevance lent by neighbours (``context.py``), added to
+    parts simply add up. ``context`` is relevance lent by neighbours (``ranking.context``), added to
     a memory's own relevance on the same scale; ``own`` multiplies a memory's own relevance
-    (session openers), ``factor`` its whole relevance, the lent part included
-    (``speakers.py``).
+    (session openers).
     """
     context = context or {}
-    factor = factor or {}
     own = own or {}
     top = max(relevance.values(), default=0.0)
     candidates = []
     for memory in memories:
         lent = context.get(memory.id, 0.0) / top if top > 0 else 0.0
         mine = relevance.get(memory.id, 0.0) * own.get(memory.id, 1.0)
-        rel = (mine / top + lent) * factor.get(memory.id, 1.0) if top > 0 else 0.0
+        rel = mine / top + lent if top > 0 else 0.0
         imp = memory.importance / 10
         rec = _recency(memory, now, weights.half_life_days)
         acc = _access(memory.access_count)
@@ -357,74 +343,14 @@ def fill(
         dropped.status = "dropped: the whole text counted over budget"
 
 
-def expansion_terms(
-    query: str | ParsedQuery,
-    hits: Sequence[Memory],
-    common: Callable[[str], bool] | None = None,
-    tuning: Tuning = DEFAULT_TUNING,
-) -> list[str]:
-    """Pseudo-relevance feedback: the words that best characterise the top hits.
-
-    The words of the ``feedback_docs`` best hits that the query lacks, each weighted by how
-    rare it is among all ``hits`` (a word in every candidate says nothing), summed over the
-    top hits; the ``feedback_terms`` heaviest, ties broken alphabetically (deterministic).
-    ``common(word)``: words to pass over for the next heaviest (``search.held_by_few``: on a
-    large store a word held by thousands of memories says little and is the costliest part
-    of the feedback search), at most ``2 * feedback_terms`` of them asked about (``Tuning``).
-    """
-    if not hits:
-        return []
-    asked = word_features(query.words) if isinstance(query, ParsedQuery) else features(query)
-    words = [features(hit.content) - asked for hit in hits]
-    frequency = Counter(word for found in words for word in found)
-    weight: dict[str, float] = {}
-    for found in words[: tuning.feedback_docs]:
-        for word in found:
-            if len(word) >= 3 and not word.isdigit():
-                weight[word] = weight.get(word, 0.0) + math.log((len(hits) + 1) / frequency[word])
-    ranked = [
-        word for word, value in sorted(weight.items(), key=lambda i: (-i[1], i[0])) if value > 0
-    ]
-    if common is None:
-        return ranked[: tuning.feedback_terms]
-    kept: list[str] = []
-    for word in ranked[: 2 * tuning.feedback_terms]:
-        if not common(word):
-            kept.append(word)
-            if len(kept) == tuning.feedback_terms:
-                break
-    return kept
-
-
-def near_feedback(
-    hits: Sequence[Memory], feedback: Sequence[Memory], docs: int = DEFAULT_TUNING.feedback_docs
-) -> list[Memory]:
-    """The feedback hits that may add relevance: those written in a conversation (origin
-    session) that one of the ``docs`` best hits of the question was written in, and
-    every one written outside a session.
-
-    The feedback words are the best hits' own, so elsewhere in a store of conversations they
-    mostly find the same topic talked about another day, which crowds out the question's
-    own evidence; inside the best hits' conversations they find the turns that answer it in
-    other words. Chosen on LoCoMo's tuning half (``python -m benchmarks.pack_recall``, pack
-    @1000: every feedback hit at 0.3 0.812; outside ones at 0.15 / 0.1 / 0: 0.815 / 0.815 /
-    0.817; inside ones at 0.4 or 0.5 lower; 3 or 10 best hits' conversations 0.816).
-    A store without sessions is unchanged.
-    """
-    near = {hit.scope for hit in hits[:docs] if hit.session is not None}
-    return [hit for hit in feedback if hit.session is None or hit.scope in near]
-
-
 def _add_relevance(
     hits: Sequence[Memory],
     share: float,
     relevance: dict[int, float],
     memories: dict[int, Memory],
-    search: Sequence[Memory] | None = None,
 ) -> None:
-    """Add ``share`` times each hit's score relative to the best hit of its search (``search``
-    when ``hits`` are some of its results, else ``hits`` themselves)."""
-    top = max((hit.score or 0.0 for hit in (hits if search is None else search)), default=0.0)
+    """Add ``share`` times each hit's score relative to the best hit."""
+    top = max((hit.score or 0.0 for hit in hits), default=0.0)
     for hit in hits:
         part = max(hit.score or 0.0, 0.0) / top if top > 0 else 0.0
         relevance[hit.id] = relevance.get(hit.id, 0.0) + share * part
@@ -464,7 +390,7 @@ def _read_scopes(scope: Scope) -> list[Scope]:
 
 
 def _search(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scopes: Sequence[Scope],
     now: datetime,
     query: ParsedQuery,
@@ -482,7 +408,7 @@ def _search(
 
     def found(scope: Scope) -> list[tuple[Any, float]]:
         hits = run_search(
-            conn,
+            backend,
             scope,
             now,
             query,
@@ -496,7 +422,7 @@ def _search(
         from zeromem_cli.semantic.recall import joined
 
         return joined(
-            conn,
+            backend,
             scope,
             now,
             query.content,
@@ -509,7 +435,7 @@ def _search(
             ranking.semantic_pack_hits,
         )
 
-    per_scope = [[stored.to_memory(row, score=score) for row, score in found(s)] for s in scopes]
+    per_scope = [[to_memory(row, score=score) for row, score in found(s)] for s in scopes]
     if len(per_scope) == 1:
         return per_scope[0]
     hits = [hit for found in per_scope for hit in found]
@@ -518,7 +444,7 @@ def _search(
 
 
 def _pinned(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scope: Scope,
     filters: Filters,
     now: datetime,
@@ -534,8 +460,8 @@ def _pinned(
     match (``_standing``): no more than the budget holds of the format's smallest unit.
     Only these are read in full."""
     smallest = counter.count(formatter.unit(_EMPTY)) - counter.overhead - 1
-    standing = stored.pinned_standing(
-        conn, scope, filters, now, limit=validation.check_limit(max_lines(budget))
+    standing = backend.pinned_standing(
+        scope, filters, now, limit=validation.check_limit(max_lines(budget))
     )
     standing = [s for s in standing if s[0] not in known]
     asked, half_life = as_of or now, weights.half_life_days
@@ -565,25 +491,11 @@ def max_lines(budget: int) -> int:
 
 
 def pack(
-    conn: sqlite3.Connection,
+    backend: Backend,
     scope: Scope,
     now: datetime,
-    query: str | None = None,
-    *,
-    budget: int = SETTINGS["pack.budget"].default,
-    tokenizer: str = SETTINGS["pack.tokenizer"].default,
-    format: str = SETTINGS["pack.format"].default,
-    header: str | None = None,
-    weights: Weights | None = None,
-    filters: Filters | None = None,
-    pool: int = DEFAULT_POOL,
-    reveal: bool = False,
-    content_of: ContentOf | None = None,
-    inherit: bool = False,
-    pinned_share: float = SETTINGS["pack.pinned_share"].default,
-    exclude: Iterable[int] = (),
-    as_of: datetime | None = None,
-    ranking: Tuning | None = None,
+    query: str | None,
+    request: PackRequest,
     query_vector: Any = None,
 ) -> PackResult:
     """Pack the best memories of ``scope`` for ``query`` into ``budget`` tokens (a read: the
@@ -598,11 +510,28 @@ def pack(
     (``[secret: rule]``, counted in the budget as printed) unless ``reveal``; ``content_of``
     overrides how a memory's text is shown. ``as_of``: when the question is asked (default
     ``now``): the dates it names and recency are reckoned from it. Raises InvalidInputError
-    for a bad budget, format or tokenizer. ``ranking``: the ``Tuning`` of search and pack
-    (default ``DEFAULT_TUNING``; ``weights`` still override its pack weights).
+    for a bad budget, format or tokenizer. Each part is a field of ``request``
+    (``requests.PackRequest``), built once by the caller; ``request.ranking`` is the
+    ``Tuning`` of search and pack (default ``DEFAULT_TUNING``; ``weights`` still override its
+    pack weights). ``query_vector``: the question's vector and the store's vector cache, when
+    semantic recall is on.
     """
-    tuning = ranking or DEFAULT_TUNING
+    tuning = request.ranking or DEFAULT_TUNING
+    budget, tokenizer, format, header = (
+        request.budget,
+        request.tokenizer,
+        request.format,
+        request.header,
+    )
+    weights, filters, pool, reveal = request.weights, request.filters, request.pool, request.reveal
+    content_of, inherit, exclude, as_of = (
+        request.content_of,
+        request.inherit,
+        request.exclude,
+        request.as_of,
+    )
     budget = _check_budget(budget)
+    pinned_share = request.pinned_share
     pinned_share = _check_share(pinned_share)
     if content_of is None:
         content_of = plain_content if reveal else masked_content
@@ -622,41 +551,22 @@ def pack(
     relevance: dict[int, float] = {}
     memories: dict[int, Memory] = {}
     lent: dict[int, float] = {}
-    asked: tuple[str, ...] = ()  # the question's content words
     scopes = _read_scopes(scope) if inherit else [scope]
     if query is not None and query.strip():
         parsed = parse_query(require_utf8(query, "query"))
-        asked = parsed.content
-        hits = _search(conn, scopes, now, parsed, pool, filters, as_of, tuning, query_vector)
+        hits = _search(backend, scopes, now, parsed, pool, filters, as_of, tuning, query_vector)
         _add_relevance(hits, 1.0, relevance, memories)
-        few: Callable[[str], bool] | None = None
-        if may_hold_common_words(conn):  # a large store: feedback words held by a few only
-            few = lambda word: not held_by_few(conn, word)  # noqa: E731
-        expansion = expansion_terms(parsed, hits, few, tuning) if tuning.feedback > 0 else []
-        if expansion:
-            second = _search(
-                conn, scopes, now, parse_query(" ".join(expansion)), pool, filters, as_of, tuning
-            )
-            _add_relevance(
-                near_feedback(hits, second, tuning.feedback_docs),
-                tuning.feedback,
-                relevance,
-                memories,
-                second,
-            )
         # A session is a conversation (``ranking.context``): a hit written in one lends to
         # the memories written around it in that session (its origin), whichever session
-        # asks, and those join the candidates. Not for a question adding things up ("how
-        # many", "both"): its answers are spread over many conversations.
-        weight = weights.context * (tuning.aggregate_session if aggregates(query) else 1.0)
+        # asks, and those join the candidates.
         lent = lent_by_neighbours(
             relevance,
             memories,
-            lambda memory, span, window: stored.neighbours(
-                conn, memory.scope, filters, now, memory, span, window
+            lambda memory, span, window: backend.neighbours(
+                memory.scope, filters, now, memory, span, window
             ),
             tuning._replace(context_window_minutes=weights.context_window_minutes),
-            weight,
+            weights.context,
             found=memories,
         )
     exclude = set(exclude)
@@ -664,12 +574,11 @@ def pack(
         if query is not None and query.strip():
             known = memories.keys() | exclude
             ids = _pinned(
-                conn, each, filters, now, budget, formatter, counter, weights, as_of, known
+                backend, each, filters, now, budget, formatter, counter, weights, as_of, known
             )
-            extra = stored.by_ids(conn, ids)
+            extra = backend.by_ids(ids)
         else:
-            extra = stored.pack_candidates(
-                conn,
+            extra = backend.pack_candidates(
                 each,
                 filters,
                 now,
@@ -681,20 +590,18 @@ def pack(
             memories.setdefault(memory.id, memory)
     for memory_id in exclude:
         memories.pop(memory_id, None)  # relevance keeps its scale: the best hit still counts
-    # A question naming one speaker of a conversation: that one's turns first.
-    factor = spoken_by_named(asked, memories, tuning.speaker) if relevance else {}
     # The first turn of a conversation holds its news (``factors.opener_factor``): its own
     # relevance counts more, not what its neighbours lend it.
     in_sessions = [i for i in relevance if i in memories and memories[i].session]
     in_sessions = sorted(in_sessions, key=lambda i: -relevance[i])[: tuning.opener_hits]
     opener = factors.opener_factor(tuning)
     openers = (
-        dict.fromkeys(stored.session_openers(conn, in_sessions), opener)
+        dict.fromkeys(backend.session_openers(in_sessions), opener)
         if in_sessions and tuning.opener > 0
         else {}
     )
     candidates = score_candidates(
-        list(memories.values()), relevance, weights, as_of or now, lent, factor, openers
+        list(memories.values()), relevance, weights, as_of or now, lent, openers
     )
     chosen, text, tokens = fill(candidates, formatter, counter, budget, pinned_share)
     return PackResult(

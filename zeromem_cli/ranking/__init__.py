@@ -5,6 +5,8 @@
 - ``factors.py``: each factor a small pure function, registered in ``FACTORS`` (one ordered
   list search and pack share, which ``python -m benchmarks.retrieval --ablation`` walks).
 - ``context.py``: conversation context over a hit's real neighbours in its session.
+- ``features.py``: what a candidate holds of the query (the coverage and session features).
+- ``rescore.py``: search's re-scoring stage, applying the factors to its candidates.
 
 Search's score of a memory ``m`` for a query ``q`` (higher is better; ``t`` the ``Tuning``)::
 
@@ -12,26 +14,20 @@ Search's score of a memory ``m`` for a query ``q`` (higher is better; ``t`` the 
              + t.related * bm25(m, related(q))             #   merged_candidates
     mult(m)  = (1 + t.importance * (importance - 5) / 5)
              * (1 + t.pinned   if pinned)
-             * (1 + t.recency  * 0.5 ** (age_days / t.recency_half_life_days))
              * (1 + t.date     if created in a period q names)
     s1(m)    = base(m) * mult(m)
              + t.coverage * max(s1) * share_of_q_words_held(m) * L(m)
-    s2(m)    = s1(m) * (1 + t.assistant  if q asks what the assistant said and m is its turn)
-                     * (1 + t.answer * L(m) if m holds the kind of answer q's form asks for)
-    s3(m)    = s2(m) * (1 - g * t.session * (1 - share(session(m)) / best session share))
-    score(m) = s3(m) + g * t.context * s3(h) * t.context_decay ** step * Lc(m)
+    s2(m)    = s1(m) * (1 - t.session * (1 - share(session(m)) / best session share))
+    score(m) = s2(m) + t.context * s2(h) * t.context_decay ** step * Lc(m)
                for the best hit h written next to m in its session (step 0 = adjacent)
 
-where ``L(m) = min(1, t.coverage_chars / len(m))``, ``Lc(m) = min(1, t.context_lend_chars /
-len(m))`` and ``g = t.aggregate_session`` for a question adding things up ("how many",
-"in total"), else 1.
+where ``L(m) = min(1, t.coverage_chars / len(m))`` and ``Lc(m) = min(1, t.context_lend_chars /
+len(m))``.
 
-Pack's score, relevance ``r(m)`` being search's score over the best hit's, plus
-``t.feedback`` times the relative score of a second search for the best hits' own words
-(``near_feedback``), plus what a neighbour lends (``context.py``, weight ``t.pack_context``)::
+Pack's score, relevance ``r(m)`` being search's score over the best hit's, plus what a
+neighbour lends (``context.py``, weight ``t.pack_context``)::
 
-    rel(m)   = (r(m) * (1 + t.opener if m opens its session) + lent(m))
-               * (1 + t.speaker if q names m's speaker and not every speaker)
+    rel(m)   = r(m) * (1 + t.opener if m opens its session) + lent(m)
     score(m) = rel(m) * (t.pack_relevance + t.pack_importance * importance / 10
                          + t.pack_recency * 0.5 ** (age / t.pack_half_life_days)
                          + t.pack_access * log1p(uses) / log1p(t.access_saturation))

@@ -6,7 +6,7 @@ an imported transcript. Its memories answer each other: the turn naming the topi
 by an answer that often shares no word with the question. So each of the best hits lends
 ``weight`` times its score to the memories written just before and after it in the session it
 was written in (its origin, whichever session asks): its REAL neighbours, read from storage in
-``created_at`` order (``storage.memories.neighbours``), whatever their ids, so sessions written
+``created_at`` order (``Backend.neighbours``), whatever their ids, so sessions written
 interleaved (two agents, two chats at once) never lend to each other. ``context_span`` on each
 side, ``context_decay`` less per step, only within ``context_window_minutes`` of the hit (days
 apart is another conversation). A memory written outside a session is an independent fact: it

@@ -21,14 +21,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
+from zeromem_cli.plain import FrozenRecord
 from zeromem_cli.ranking.tuning import Tuning
 
 Key = TypeVar("Key", bound=Hashable)
 
 
-class Factor(NamedTuple):
+class Factor(FrozenRecord):
     """One registered factor: ``kind`` is "multiplier" (score times it), "bonus" (added to
     the score) or "candidates" (adds candidates); ``off``: the tuning values that switch it
     off."""
@@ -52,13 +53,6 @@ def pinned_factor(pinned: bool, tuning: Tuning) -> float:
     return 1.0 + tuning.pinned if pinned else 1.0
 
 
-def recency_factor(age_days: float, tuning: Tuning) -> float:
-    """Created now gains ``tuning.recency``, halving every ``recency_half_life_days``."""
-    if not tuning.recency:
-        return 1.0
-    return 1.0 + tuning.recency * 0.5 ** (max(age_days, 0.0) / tuning.recency_half_life_days)
-
-
 def date_factor(in_named_period: bool, tuning: Tuning) -> float:
     """Created in a period the query names ("last week", "May 2023": ``text.dates``)."""
     return 1.0 + tuning.date if in_named_period else 1.0
@@ -73,17 +67,6 @@ def coverage_bonus(share: float, top: float, length: int, tuning: Tuning) -> flo
     """Holding ``share`` of the query's words adds that share of ``tuning.coverage`` times the
     best candidate's score ``top`` (a long memory in proportion: ``length_share``)."""
     return tuning.coverage * top * share * length_share(length, tuning)
-
-
-def assistant_factor(by_the_assistant: bool, tuning: Tuning) -> float:
-    """A question about what the assistant said: the assistant's turns gain."""
-    return 1.0 + tuning.assistant if by_the_assistant else 1.0
-
-
-def answer_factor(holds_answer: bool, length: int, tuning: Tuning) -> float:
-    """A candidate holding the kind of answer the question's form asks for (``text.answers``)
-    gains ``tuning.answer``, a long one in proportion."""
-    return 1.0 + tuning.answer * length_share(length, tuning) if holds_answer else 1.0
 
 
 def session_factor(session_share: float, best_share: float, weight: float) -> float:
@@ -190,11 +173,6 @@ def opener_factor(tuning: Tuning) -> float:
     return 1.0 + tuning.opener
 
 
-def speaker_factor(tuning: Tuning) -> float:
-    """A turn spoken by someone the question names gains ``tuning.speaker``."""
-    return 1.0 + tuning.speaker
-
-
 FACTORS: tuple[Factor, ...] = (
     Factor("prefix variants", "search, pack", "candidates", "query words", (("prefix", False),)),
     Factor("verb variants", "search, pack", "candidates", "query words", (("variants", False),)),
@@ -214,17 +192,8 @@ FACTORS: tuple[Factor, ...] = (
     ),
     Factor("importance", "search", "multiplier", "importance", (("importance", 0.0),)),
     Factor("pinned", "search", "multiplier", "pinned", (("pinned", 0.0),)),
-    Factor("recency", "search", "multiplier", "created_at, asked-at time", (("recency", 0.0),)),
     Factor("date named", "search, pack", "multiplier", "created_at, query dates", (("date", 0.0),)),
     Factor("coverage", "search, pack", "bonus", "query words held, length", (("coverage", 0.0),)),
-    Factor(
-        "assistant's turns",
-        "search, pack",
-        "multiplier",
-        "speaker label, query",
-        (("assistant", 0.0),),
-    ),
-    Factor("answer kind", "search, pack", "multiplier", "query form, text", (("answer", 0.0),)),
     Factor(
         "session evidence",
         "search, pack",
@@ -242,20 +211,7 @@ FACTORS: tuple[Factor, ...] = (
             ("pack_context", 0.0),
         ),
     ),
-    Factor(
-        "aggregate gate",
-        "search, pack",
-        "multiplier",
-        "query form (how many, in total)",
-        (("aggregate_session", 1.0),),
-    ),
-    Factor(
-        "pseudo-relevance feedback", "pack", "bonus", "words of the best hits", (("feedback", 0.0),)
-    ),
     Factor("session opener", "pack", "multiplier", "first turn of a session", (("opener", 0.0),)),
-    Factor(
-        "named speaker", "pack", "multiplier", "speaker label, query words", (("speaker", 0.0),)
-    ),
     Factor(
         "pack importance/recency/access",
         "pack",

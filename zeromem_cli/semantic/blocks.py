@@ -3,18 +3,18 @@
 A unit vector of 384 float32 (1,536 bytes) is kept as 384 int8 and a scale (388 bytes, plus
 8 for its id): its largest component maps to 127. Ranking by the quantised dot product keeps
 the float ranking of e5's vectors to within noise (``python -m benchmarks.semantic --costs``
-shows footprint and recall side by side). ``storage.vectors`` keeps the bytes; this module
-builds and edits the arrays, always inside the caller's transaction.
+shows footprint and recall side by side). The backend keeps the bytes (``Backend.save_block``
+and its neighbours); this module builds and edits the arrays, always inside the caller's
+transaction.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
-from zeromem_cli.storage import vectors as stored
+from zeromem_cli.storage.base import VECTOR_BLOCK_SIZE, Backend
 
 # Rows multiplied at a time: small enough that OpenBLAS stays on one thread (spawning its
 # threads for a large product cost more than the product on a busy 2-core machine) and the
@@ -63,9 +63,9 @@ def _none(dim: int) -> Vectors:
     return Vectors(np.zeros(0, np.int64), np.zeros(0, np.float32), [np.zeros((0, dim), np.int8)])
 
 
-def read(conn: Any, owners: Sequence[tuple[str, str]], dim: int) -> Vectors:
+def read(backend: Backend, owners: Sequence[tuple[str, str]], dim: int) -> Vectors:
     """Every vector of these owners (a few rows per 1,000 memories)."""
-    blocks = stored.owner_blocks(conn, owners)
+    blocks = backend.owner_blocks(owners)
     if not blocks:
         return _none(dim)
     ids = np.frombuffer(b"".join(b[0] for b in blocks), dtype="<i8")
@@ -91,18 +91,17 @@ def _blobs(ids: np.ndarray, scales: np.ndarray, comps: np.ndarray) -> tuple[byte
     )
 
 
-def remove(conn: Any, memory_ids: Sequence[int], dim: int | None = None) -> None:
+def remove(backend: Backend, memory_ids: Sequence[int], dim: int | None = None) -> None:
     """Drop the vectors of ``memory_ids``: their blocks are rewritten without them (the
     freed bytes are zeroed by ``secure_delete``)."""
-    for block_id, gone in stored.unplace(conn, list(memory_ids)).items():
-        row = stored.block(conn, block_id)
+    for block_id, gone in backend.unplace_vectors(list(memory_ids)).items():
+        row = backend.vector_block(block_id)
         if row is None:
             continue
         width = dim or len(bytes(row["vectors"])) // max(int(row["size"]), 1)
         ids, scales, comps = _arrays(row, width)
         keep = ~np.isin(ids, np.asarray(gone, dtype=np.int64))
-        stored.save_block(
-            conn,
+        backend.save_block(
             block_id,
             (row["user"], row["project"]),
             int(keep.sum()),
@@ -111,7 +110,7 @@ def remove(conn: Any, memory_ids: Sequence[int], dim: int | None = None) -> None
 
 
 def put(
-    conn: Any,
+    backend: Backend,
     model: str,
     entries: Sequence[tuple[int, int, tuple[str, str]]],
     matrix: np.ndarray,
@@ -120,9 +119,9 @@ def put(
     ``matrix`` each, replacing any earlier vector of those memories. Inside a transaction."""
     if not entries:
         return
-    stored.set_model(conn, model)
+    backend.set_vector_model(model)
     dim = int(matrix.shape[1])
-    remove(conn, [memory_id for memory_id, _, _ in entries], dim)
+    remove(backend, [memory_id for memory_id, _, _ in entries], dim)
     scales, comps = quantised(matrix)
     by_owner: dict[tuple[str, str], list[int]] = {}
     for row_number, (_, _, owner) in enumerate(entries):
@@ -131,7 +130,7 @@ def put(
     for owner, rows in by_owner.items():
         at = 0
         while at < len(rows):
-            current = stored.open_block(conn, *owner)
+            current = backend.open_block(*owner)
             if current is not None:
                 ids, sc, cp = _arrays(current, dim)
                 block_id: int | None = int(current["id"])
@@ -140,12 +139,12 @@ def put(
                 sc = np.zeros(0, np.float32)
                 cp = np.zeros((0, dim), np.int8)
                 block_id = None
-            take = rows[at : at + stored.BLOCK_SIZE - len(ids)]
+            take = rows[at : at + VECTOR_BLOCK_SIZE - len(ids)]
             at += len(take)
             new_ids = np.asarray([entries[r][0] for r in take], dtype=np.int64)
             ids = np.concatenate([ids, new_ids])
             sc = np.concatenate([sc, scales[take]])
             cp = np.concatenate([cp, comps[take]])
-            block_id = stored.save_block(conn, block_id, owner, len(ids), _blobs(ids, sc, cp))
+            block_id = backend.save_block(block_id, owner, len(ids), _blobs(ids, sc, cp))
             placed.extend((entries[r][0], block_id, entries[r][1]) for r in take)
-    stored.place(conn, placed)
+    backend.place_vectors(placed)

@@ -1,5 +1,5 @@
 """The memories nearest a question: brute force over the scope's vectors, then the best ones
-checked against the scope and filters as lexical candidates are (``storage.vectors.visible``).
+checked against the scope and filters as lexical candidates are (``Backend.visible_rows``).
 
 Brute force is exact and, with vectors in blocks per owner, cheap at the sizes a memory store
 reaches (``python -m benchmarks.semantic --costs`` times 100k). A long-lived process (the MCP
@@ -19,7 +19,7 @@ from zeromem_cli.ranking.factors import semantic_merge
 from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
 from zeromem_cli.semantic import blocks
 from zeromem_cli.semantic.need import holding
-from zeromem_cli.storage import vectors as stored
+from zeromem_cli.storage.base import Backend
 
 # Owners' vectors a store keeps between searches (``Semantic.cache``), at most this many.
 _CACHE_OWNERS = 8
@@ -35,15 +35,15 @@ def owners(scope: Scope) -> list[tuple[str, str]]:
     return found
 
 
-def _vectors(conn: Any, scope: Scope, dim: int, cache: Cache | None) -> blocks.Vectors:
+def _vectors(backend: Backend, scope: Scope, dim: int, cache: Cache | None) -> blocks.Vectors:
     """The scope's owners' vectors; from ``cache`` (one store's, so one connection's) while
-    the database is unchanged (``storage.vectors.fingerprint``)."""
+    the database is unchanged (``Backend.vectors_fingerprint``)."""
     key = tuple(owners(scope))
-    mark = stored.fingerprint(conn) if cache is not None else None
+    mark = backend.vectors_fingerprint() if cache is not None else None
     cached = cache.get(key) if cache is not None else None
     if cached is not None and mark is not None and cached[0] == mark:
         return cached[1]
-    found = blocks.read(conn, list(key), dim)
+    found = blocks.read(backend, list(key), dim)
     if cache is not None and mark is not None:
         if len(cache) >= _CACHE_OWNERS:
             cache.pop(next(iter(cache)))
@@ -52,7 +52,7 @@ def _vectors(conn: Any, scope: Scope, dim: int, cache: Cache | None) -> blocks.V
 
 
 def nearest(
-    conn: Any,
+    backend: Backend,
     scope: Scope,
     now: datetime,
     filters: Filters,
@@ -64,7 +64,7 @@ def nearest(
     memories ``scope`` and ``filters`` admit whose vector is of their current content."""
     if want <= 0:
         return []
-    vectors = _vectors(conn, scope, int(query.shape[0]), cache)
+    vectors = _vectors(backend, scope, int(query.shape[0]), cache)
     if not len(vectors):
         return []
     sims = vectors.similarities(query)
@@ -78,7 +78,7 @@ def nearest(
         batch = order[start : start + step]
         start += len(batch)
         ids = [int(vectors.ids[i]) for i in batch]
-        rows = stored.visible(conn, scope, now, filters, ids)
+        rows = backend.visible_rows(scope, now, filters, ids)
         found.extend(
             (rows[i], float(sims[j])) for i, j in zip(ids, batch, strict=True) if i in rows
         )
@@ -91,7 +91,7 @@ def nearest(
 
 
 def joined(
-    conn: Any,
+    backend: Backend,
     scope: Scope,
     now: datetime,
     words: Sequence[str],
@@ -111,5 +111,5 @@ def joined(
         return list(lexical[:limit])
     if filters.min_score is not None:
         return list(lexical[:limit])  # a score threshold is a lexical one: no similarity passes
-    dense = nearest(conn, scope, now, filters, query, min(limit, dense_limit or limit), cache)
+    dense = nearest(backend, scope, now, filters, query, min(limit, dense_limit or limit), cache)
     return semantic_merge(lexical, dense, limit, holding(words), tuning)

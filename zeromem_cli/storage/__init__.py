@@ -6,11 +6,12 @@ whose rowid is the memory id. The index holds segmented text (``text.normalize.i
 computed in Python on every write, so there are no triggers: each write is one ``BEGIN
 IMMEDIATE`` transaction that changes the row, its history and its index together.
 
-Every statement lives in a module of this package behind a named function that takes a
-connection: ``db`` (connections, transactions, busy retry, error mapping), ``migrations``,
-``fts``, ``uids``, ``window``, ``sql`` (the scope and filter clauses), ``memories`` (rows <->
-records, one memory's reads, writes and versions), ``candidates`` (BM25 ranking and probes),
-``bulk`` (forget/gc batches, purge, maintenance, stats counts, import) and ``oplog``. The
-policy modules above (store, writes, search, pack, lifecycle, stats, oplog, transfer) never
-write or run SQL themselves (``tests/system/test_sql_boundary.py`` fails when they do).
+Every statement lives behind the ``Backend`` interface (``base``), chosen once when a store opens
+(``db.open_backend``): ``sqlite/`` (FTS5) and ``postgres/`` (tsvector) implement it, each in
+modules by concern (``db``, ``migrations``, ``fts``, ``memories``, ``candidates``, ``bulk``,
+``oplog``, ``sql``). Search hands it a structured query (``query``: term groups, match mode,
+scope, filters, pool) that each backend compiles itself; ``records`` turns rows into records
+for both. The policy modules above (store, writes, versions, search, pack, lifecycle, stats,
+oplog, transfer) never write or run SQL themselves (``tests/system/test_sql_boundary.py`` fails
+when they do) and never import a backend's modules (``tests/system/test_backends.py``).
 """

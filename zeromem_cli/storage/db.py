@@ -1,26 +1,22 @@
-"""Connections (interface; see ``storage.backend``): opening a store at a location (a SQLite
-file path or a ``postgresql://`` URL), reads, transactions and error mapping for either.
+"""Opening a store: a location (a SQLite file path or a ``postgresql://`` URL) becomes the
+``storage.base.Backend`` that serves it, chosen here once (``open_backend``).
 
 The SQLite side (plain ``sqlite3`` or SQLCipher for an encrypted store, read-only opens, the
-location checks) is ``storage.sqlite.db``'s; its ``ERRORS`` grow when SQLCipher loads, so they
-are read from there at the moment an exception is caught, never copied here."""
+location checks) is ``storage.sqlite.db``'s; the PostgreSQL side (and psycopg) is imported only
+for a URL."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.errors import StoreError
-from zeromem_cli.storage.backend import forwarded, is_postgres
 from zeromem_cli.storage.sqlite import db as _sqlite
 
 if TYPE_CHECKING:
     from zeromem_cli.keys import Key
-
-T = TypeVar("T")
-BUSY_TIMEOUT_SECONDS = _sqlite.BUSY_TIMEOUT_SECONDS
+    from zeromem_cli.storage.base import Backend
 
 
 def is_url(location: object) -> bool:
@@ -56,19 +52,20 @@ def can_write(location: str | Path) -> bool:
     return _sqlite.can_write(Path(location))
 
 
-def open_store(
+def open_backend(
     location: str | Path,
     notice: Callable[[str], None] | None = None,
     *,
     key: Key | None = None,
     read_only: bool = False,
-) -> Any:
-    """A connection to the store at ``location``, its schema and index brought up to date;
+) -> Backend:
+    """The backend of the store at ``location``, its schema and index brought up to date;
     ``read_only``: never written (SQLite ``mode=ro``; PostgreSQL read-only transactions), and a
     schema that needs an upgrade is refused rather than upgraded."""
     if is_url(location):
         return _open_server(str(location), notice, key=key, read_only=read_only)
     from zeromem_cli.storage.sqlite import fts, migrations
+    from zeromem_cli.storage.sqlite.backend import SqliteBackend
 
     path = Path(location)
     conn = _sqlite.connect(path, key, read_only=read_only)
@@ -87,17 +84,18 @@ def open_store(
     except BaseException:
         conn.close()
         raise
-    return conn
+    return SqliteBackend(conn, path)
 
 
-def open_empty() -> Any:
+def open_empty() -> Backend:
     """An empty store in memory (schema and index current), nothing written to disk."""
     from zeromem_cli.storage.sqlite import fts, migrations
+    from zeromem_cli.storage.sqlite.backend import SqliteBackend
 
     conn = _sqlite.connect_empty()
     migrations.migrate(conn)
     fts.ensure_index_version(conn, Path(":memory:"))
-    return conn
+    return SqliteBackend(conn, Path(":memory:"))
 
 
 def is_missing(location: str | Path) -> bool:
@@ -110,14 +108,17 @@ def is_missing(location: str | Path) -> bool:
 
 
 class MissingStore:
-    """The connection of a store that is not there: its first statement raises ``error``
-    (closing it does nothing). A command checks its own arguments first, so a usage error
-    is still reported as one, and nothing is created."""
+    """The backend of a store that is not there: its first use raises ``error`` (closing it
+    does nothing; it has no team member). A command checks its own arguments first, so a
+    usage error is still reported as one, and nothing is created."""
 
     def __init__(self, error: Exception) -> None:
         self.error = error
 
     def close(self) -> None:
+        return None
+
+    def member_user(self) -> str | None:
         return None
 
     def __getattr__(self, name: str) -> Any:
@@ -126,12 +127,13 @@ class MissingStore:
 
 def _open_server(
     url: str, notice: Callable[[str], None] | None, *, key: Key | None, read_only: bool
-) -> Any:
+) -> Backend:
     """A PostgreSQL store. Encryption at rest is the SQLite file's (SQLCipher): a key given
     for a server store is refused rather than silently ignored."""
     from zeromem_cli.storage.postgres import db as pg
     from zeromem_cli.storage.postgres import fts as pg_fts
     from zeromem_cli.storage.postgres import migrations as pg_migrations
+    from zeromem_cli.storage.postgres.backend import PostgresBackend
 
     if key is not None:
         raise StoreError(
@@ -151,51 +153,4 @@ def _open_server(
     except BaseException:
         conn.close()
         raise
-    return conn
-
-
-@contextmanager
-def mapped_errors(path: Path | str) -> Iterator[None]:
-    """Inside the block, a database exception (either driver) becomes a ``StoreError``."""
-    try:
-        yield
-    except _sqlite.ERRORS as exc:
-        raise _sqlite.map_error(exc, path) from None
-    except Exception as exc:
-        if type(exc).__module__.startswith("psycopg"):
-            from zeromem_cli.storage.postgres.db import map_error
-
-            raise map_error(exc, display(path)) from None
-        raise
-
-
-def read(conn: Any, path: Path | str, action: Callable[[Any], T]) -> T:
-    """``action(conn)`` as a read runs: retried while SQLite is busy, errors mapped."""
-    if not is_postgres(conn):
-        return _sqlite.read(conn, path, action)
-    from zeromem_cli.storage.postgres import db as pg
-
-    return pg.read(conn, display(path), action)
-
-
-def transaction(conn: Any, path: Path | str) -> AbstractContextManager[Any]:
-    """One write transaction (nested: a savepoint)."""
-    if not is_postgres(conn):
-        return _sqlite.transaction(conn, path)
-    from zeromem_cli.storage.postgres import db as pg
-
-    return pg.transaction(conn, display(path))
-
-
-best_effort_writes = forwarded("db", _sqlite.best_effort_writes)
-page_cache = forwarded("db", _sqlite.page_cache)
-
-
-def member_user(conn: Any) -> str | None:
-    """A team store member's own ``user`` scope, from its connection (its PostgreSQL role);
-    None for a file store and for the owner of a server store."""
-    if not is_postgres(conn):
-        return None
-    from zeromem_cli.storage.postgres.admin import member_user as role_of
-
-    return role_of(conn)
+    return PostgresBackend(conn, pg.display(url))

@@ -21,11 +21,16 @@ a model: ``message_line`` masks them the same way and shortens a long quoted val
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = ["message_line", "shortened", "shown", "terminal_safe"]
 
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+@functools.cache
+def _unsafe() -> re.Pattern[str]:
+    """Compiled on first need: most text printed is printable, and the class is costly."""
+    return re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -37,7 +42,7 @@ def terminal_safe(text: str) -> str:
     """``text`` with every control and bidi character replaced by a visible escape."""
     if text.isprintable():  # the common case; every character replaced here is unprintable
         return text
-    return _UNSAFE.sub(_escape, text)
+    return _unsafe().sub(_escape, text)
 
 
 # Every secret rule needs one of these (an assignment sign, a run of 12+ token characters, a
@@ -61,9 +66,14 @@ def shown(text: str) -> str:
 QUOTED_MAX = 80
 MESSAGE_MAX = 1000
 _LONGER = "{" + str(QUOTED_MAX + 1) + ",}"
-_QUOTED = re.compile(
-    r"'((?:[^'\\\n]|\\.)" + _LONGER + r")'|\"((?:[^\"\\\n]|\\.)" + _LONGER + r")\""
-)
+
+
+@functools.cache
+def _quoted() -> re.Pattern[str]:
+    """A quoted value longer than ``QUOTED_MAX``; compiled with the first long message."""
+    return re.compile(
+        r"'((?:[^'\\\n]|\\.)" + _LONGER + r")'|\"((?:[^\"\\\n]|\\.)" + _LONGER + r")\""
+    )
 
 
 def _cut(match: re.Match[str]) -> str:
@@ -76,7 +86,7 @@ def shortened(text: str) -> str:
     """``text`` with each quoted value longer than ``QUOTED_MAX`` characters cut to its start."""
     if len(text) <= QUOTED_MAX:
         return text
-    return _QUOTED.sub(_cut, text)
+    return _quoted().sub(_cut, text)
 
 
 def message_line(text: str) -> str:

@@ -84,7 +84,7 @@ CJK_RUN: re.Pattern[str] = cast("re.Pattern[str]", _NonAsciiPattern(f"[{CJK_CLAS
 # (A negated class, not a negative lookahead per character: the same runs, ~1.7x faster.)
 _WORD_PATTERN = f"[^\\W_{CJK_CLASS}]+"
 _ASCII_WORD = re.compile("[A-Za-z0-9]+")  # what _WORD finds in ASCII text
-_UNICODE_WORD = re.compile(r"[^\W_]+")  # what it finds in text without CJK
+_UNICODE_WORD = _LazyPattern(r"[^\W_]+")  # what it finds in text without CJK
 
 
 _WORD = _LazyPattern(_WORD_PATTERN)
@@ -99,9 +99,10 @@ def _cjk_split() -> re.Pattern[str]:
     return _CJK_SPLIT.compiled
 
 
-_LATIN_ACCENTED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
+# Needed by non-ASCII (accents) or unprintable text (controls) only: compiled on first use.
+_LATIN_ACCENTED = _LazyPattern("[\u00c0-\u024f\u1e00-\u1eff]")
 # C0/C1 control characters other than tab and newline, plus NUL: never stored.
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_CONTROL = _LazyPattern("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def require_utf8(text: str, what: str) -> str:
@@ -157,7 +158,15 @@ def fold(text: str) -> str:
     text = normalize(text).casefold()
     if text.isascii():
         return text
-    return _LATIN_ACCENTED.sub(lambda m: _strip_accents(m.group(0)), text)
+    return _LATIN_ACCENTED.compiled.sub(lambda m: _strip_accents(m.group(0)), text)
+
+
+def fold_accents(text: str) -> str:
+    """``text`` with the accents of Latin letters removed (``é`` -> ``e``), case kept, as
+    unicode61's ``remove_diacritics`` treats them (``text.tokens``)."""
+    if text.isascii():
+        return text
+    return _LATIN_ACCENTED.compiled.sub(lambda m: _strip_accents(m.group(0)), text)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -174,7 +183,7 @@ def clean_content(text: str) -> str:
     if text.isprintable():  # no CR, no control character (most labels and one-line texts)
         return text.strip()
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _CONTROL.sub("", text).strip()
+    return _CONTROL.compiled.sub("", text).strip()
 
 
 def content_hash(text: str) -> int:
@@ -314,7 +323,7 @@ def latin_words(text: str) -> list[str]:
         return _ASCII_WORD.findall(text)
     # The runs ``_WORD_PATTERN`` finds, without compiling it (~2 ms): CJK runs become spaces,
     # then any word character but "_" (a cheap pattern: no large character class) forms words.
-    return _UNICODE_WORD.findall(CJK_RUN.sub(" ", normalize(text)))
+    return _UNICODE_WORD.compiled.findall(CJK_RUN.sub(" ", normalize(text)))
 
 
 def cjk_runs(text: str) -> list[str]:

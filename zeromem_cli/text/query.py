@@ -164,6 +164,13 @@ def expand_terms(
     return list(dict.fromkeys(terms))[:MAX_TERMS]
 
 
+def any_of(terms: Sequence[Term], *, exact: bool) -> str:
+    """One word's terms ORed; ``exact``: without its prefix variant (a lone CJK character,
+    searched only as a prefix, keeps it)."""
+    kept = [t for t in terms if not (exact and t.prefix)] or list(terms)
+    return " OR ".join(t.expression() for t in kept)
+
+
 def quote(term: str) -> str:
     """An FTS5 string literal: the term becomes a phrase, never an operator."""
     return '"' + term.replace('"', '""') + '"'

@@ -32,24 +32,37 @@ MAX_RELATED = 16
 
 
 @functools.cache
-def _table() -> dict[str, tuple[str, ...]]:
-    """Word -> its related words (built on first use: most queries never need it)."""
-    related: dict[str, dict[str, None]] = {}
+def _groups() -> dict[str, list[list[str]]]:
+    """Word -> the word lists of the table's lines it heads (a kinds line) or is part of (a
+    synonyms line), in file order. Built on a word's first lookup; the related words of one
+    word are put together only when it is looked up (``_related``): a search looks up a few
+    words, and building every word's related tuple up front was a measurable part of a cold
+    ``search`` (``python -m benchmarks.speed --only cold``)."""
+    groups: dict[str, list[list[str]]] = {}
     section = ""
     for raw in TABLE.read_text(encoding="utf-8").splitlines():
         line = raw.partition("#")[0].strip()
-        if line.startswith("[") and line.endswith("]"):
+        if not line:
+            continue
+        if line[0] == "[" and line[-1] == "]":
             section = line[1:-1]
-        elif line and section == "synonyms":
+        elif section == "synonyms":
             words = line.split()
             for word in words:
-                found = related.setdefault(word, {})
-                found.update(dict.fromkeys(w for w in words if w != word))
-        elif line and section == "kinds":
+                groups.setdefault(word, []).append(words)
+        elif section == "kinds":
             broad, _, kinds = line.partition(":")
-            found = related.setdefault(broad.strip(), {})
-            found.update(dict.fromkeys(w for w in kinds.split() if w != broad.strip()))
-    return {word: tuple(found)[:MAX_RELATED] for word, found in related.items()}
+            groups.setdefault(broad.strip(), []).append(kinds.split())
+    return groups
+
+
+def _related(word: str) -> tuple[str, ...] | None:
+    """The table's related words of ``word`` as written (None: not in the table)."""
+    lines = _groups().get(word)
+    if lines is None:
+        return None
+    found = dict.fromkeys(w for words in lines for w in words if w != word)
+    return tuple(found)[:MAX_RELATED]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -58,9 +71,8 @@ def related_words(word: str) -> tuple[str, ...]:
     if len(word) < 2 or not word.isascii():
         return ()
     word = word.lower()
-    table = _table()
     for form in _forms(word):
-        found = table.get(form)
+        found = _related(form)
         if found is not None:
             return tuple(w for w in found if w != word)
     return ()
@@ -80,5 +92,5 @@ def _forms(word: str) -> tuple[str, ...]:
 
 def table_size() -> tuple[int, int]:
     """(headwords, related pairs) in the table: what the docstring's size claim is checked by."""
-    table = _table()
-    return len(table), sum(len(found) for found in table.values())
+    groups = _groups()
+    return len(groups), sum(len(_related(word) or ()) for word in groups)

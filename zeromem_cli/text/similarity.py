@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from zeromem_cli.models import Memory
 from zeromem_cli.text.lexicon import ENGLISH_STOP_WORDS
 from zeromem_cli.text.normalize import has_cjk, latin_words
-from zeromem_cli.text.query import expand_terms, query_words
+from zeromem_cli.text.query import Term, expand_terms, query_words
 
 # Measured on tests/similarity_pairs.py (42 pairs): rephrasings score 0.486-1.0, distinct
 # facts 0.0-0.393. The threshold sits in the middle of that gap.
@@ -60,9 +60,9 @@ def _stem(word: str) -> str:
     return word
 
 
-# Texts whose features are kept (a few MB at most): pack computes them for every search hit
-# it weighs feedback words over (200 per pack), and a long-lived process (the MCP server, a
-# library user) packs the same memories again and again. A one-shot command gains nothing.
+# Texts whose features are kept (a few MB at most): pack computes them for the memories it
+# compares for near-duplicates, and a long-lived process (the MCP server, a library user)
+# packs the same memories again and again. A one-shot command gains nothing.
 FEATURE_CACHE = 4096
 
 
@@ -104,7 +104,7 @@ def nearest(
     candidates: Iterable[Memory],
     threshold: float = SIMILARITY_THRESHOLD,
 ) -> list[tuple[Memory, float]]:
-    """Those of ``candidates`` (the best ``CANDIDATES`` matches of ``candidate_match``) similar
+    """Those of ``candidates`` (the best ``CANDIDATES`` matches of ``candidate_terms``) similar
     to the text whose features are ``mine``, most similar first."""
     scored = [(m, similarity(mine, m.content)) for m in candidates]
     hits = [(m, score) for m, score in scored if is_similar(score, threshold)]
@@ -112,37 +112,30 @@ def nearest(
     return hits
 
 
-def candidate_match(words: Sequence[str], count: Callable[[str], int]) -> str | None:
-    """An FTS5 expression finding likely near-duplicates of a text cheaply: the OR of its
-    rarest terms (see RARE_BUDGET); None when the text has no terms.
+def candidate_terms(
+    words: Sequence[str], count: Callable[[Term], int]
+) -> tuple[list[Term], list[Term]]:
+    """The terms finding likely near-duplicates of a text cheaply: its rarest terms (see
+    RARE_BUDGET), any of which a candidate holds, and its common ones, all of which a
+    candidate holds otherwise (cheap: an intersection). Both empty when the text has no terms.
 
-    ``words`` are the text's ``query_words``; ``count(expression)`` is how many memories the
-    expression matches, counted up to ``RARE_CAP`` (``storage.candidates.count_matches``).
-    A rephrasing shares most of its features with the original, so it shares its rare terms;
-    memories holding all of the text's common terms (AND) are candidates too.
+    ``words`` are the text's ``query_words``; ``count(term)`` is how many memories hold the
+    term, counted up to ``RARE_CAP`` (``Backend.count_matches``). A rephrasing shares most of
+    its features with the original, so it shares its rare terms.
     """
-    terms = list(dict.fromkeys(t.casefold() for t in words))
-    if not terms:
-        return None
-    counts = []
-    expressions = {term: _expression(term) for term in terms}
-    for term in terms:
-        counts.append((count(expressions[term]), -len(term), term))
-    counts.sort()
-    rare: list[str] = []
+    terms = {word.casefold(): _term(word.casefold()) for word in words}
+    counts = sorted((count(term), -len(word), word) for word, term in terms.items())
+    rare: list[Term] = []
     total = 0
-    for found, _, term in counts:
+    for found, _, word in counts:
         if found == 0 or found >= RARE_CAP or (rare and total + found > RARE_BUDGET):
             continue
-        rare.append(term)
+        rare.append(terms[word])
         total += found
-    common = [term for found, _, term in counts if found >= RARE_CAP]
-    clauses = [expressions[term] for term in rare]
-    if common:  # memories holding every common word of the text (cheap: an intersection)
-        clauses.append("(" + " AND ".join(expressions[term] for term in common) + ")")
-    return " OR ".join(clauses) or None
+    common = [terms[word] for found, _, word in counts if found >= RARE_CAP]
+    return rare, common
 
 
-def _expression(term: str) -> str:
-    """The FTS5 phrase of one term as search spells it (a lone CJK character as a prefix)."""
-    return expand_terms([term], prefix=False, variants=False)[0].expression()
+def _term(word: str) -> Term:
+    """One word as search spells it (a lone CJK character as a prefix), no variants."""
+    return expand_terms([word], prefix=False, variants=False)[0]

@@ -13,39 +13,38 @@ import csv
 import json
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.files import write_file
 from zeromem_cli.models import MEMORY_FIELDS, Filters
-from zeromem_cli.storage import memories
-from zeromem_cli.storage.db import mapped_errors
 from zeromem_cli.text.display import shown
+from zeromem_cli.versions import earlier_versions
 
 if TYPE_CHECKING:
-    from zeromem_cli.store import MemoryStore
+    from zeromem_cli.models import Scope
+    from zeromem_cli.storage.base import Backend
 
 EXPORT_FORMATS = ("jsonl", "json", "csv", "markdown")
 
 
 def export_records(
-    store: MemoryStore,
+    backend: Backend,
+    scope: Scope | None,
+    now: datetime,
     filters: Filters | None = None,
-    *,
-    all_scopes: bool = False,
     with_history: bool = False,
 ) -> list[dict[str, Any]]:
-    """The records to export, oldest id first (this scope, or every scope)."""
-    scope = None if all_scopes else store.scope
-    conn = store.connection
-    with mapped_errors(store.path):
-        found = memories.in_id_order(conn, scope, filters or Filters(), store.now())
-        records = [memory.to_dict() for memory in found]
-        if with_history:
-            versions = memories.history_by_memory(conn, [r["id"] for r in records])
-            for record in records:
-                record["history"] = versions.get(record["id"], [])
+    """The records to export, oldest id first (``scope``, or every scope when None); called
+    through ``MemoryStore.export``."""
+    found = backend.in_id_order(scope, filters or Filters(), now)
+    records = [memory.to_dict() for memory in found]
+    if with_history:
+        versions = earlier_versions(backend, [r["id"] for r in records])
+        for record in records:
+            record["history"] = versions.get(record["id"], [])
     return records
 
 

@@ -2,7 +2,7 @@
 
 Import validates every record first (``read.validate_record``), resolves conflicts by uid and
 by key in memory (``_Plan``: nothing is written while planning), then writes everything in ONE
-transaction with ``executemany`` batches (rows, FTS index, history; ``storage.bulk``): a
+transaction with ``executemany`` batches (rows, FTS index, history; ``Backend.insert_imported``): a
 100k-line file takes seconds, and an invalid record means nothing is written unless invalid
 records are to be skipped. The other direction is ``transfer.export``.
 """
@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.errors import InvalidInputError
-from zeromem_cli.storage import bulk, fts, memories
-from zeromem_cli.storage.bulk import COLUMNS, HISTORY_COLUMNS, ImportConflict
-from zeromem_cli.storage.db import page_cache
+from zeromem_cli.storage.base import Backend
+from zeromem_cli.storage.records import COLUMNS, HISTORY_COLUMNS, ImportConflict
 from zeromem_cli.storage.uids import uid_from_db
 from zeromem_cli.text.normalize import index_text, index_text_of_normalized
 from zeromem_cli.times import to_iso
@@ -29,8 +28,8 @@ from zeromem_cli.validation import tag_limit_error
 from zeromem_cli.writes import clean_content
 
 if TYPE_CHECKING:
-    import sqlite3
-
+    from zeromem_cli.requests import ImportRequest
+    from zeromem_cli.storage.base import Backend
     from zeromem_cli.store import MemoryStore
 
 CONFLICT_POLICIES = ("skip", "update", "duplicate")
@@ -95,12 +94,12 @@ class _Existing:
 class _Plan:
     """Conflict resolution in memory, before anything is written."""
 
-    def __init__(self, store: MemoryStore, on_conflict: str) -> None:
+    def __init__(self, backend: Backend, on_conflict: str) -> None:
         self.on_conflict = on_conflict
         self.by_uid: dict[str, _Existing] = {}
         self.live_keys: dict[tuple[str, ...], str] = {}  # -> uid
         self.used_ids: set[int] = set()
-        for row in bulk.existing(store.connection):
+        for row in backend.existing():
             scope = (row[2], row[3], row[4], row[5])
             key = (*scope, row[6]) if row[6] is not None and row[7] is None else None
             uid = uid_from_db(row[1])
@@ -185,29 +184,10 @@ class _Plan:
             self.live_keys[new_key] = target.uid
 
 
-def import_text(
-    store: MemoryStore,
-    text: str,
-    fmt: str,
-    *,
-    on_conflict: str = "skip",
-    skip_invalid: bool = False,
-    all_scopes: bool = False,
-    dry_run: bool = False,
-    allow_secret: bool = False,
-    progress: Progress | None = None,
-) -> ImportReport:
-    """Import the records of ``text`` (in ``fmt``) into ``store``; see the module docstring."""
-    return import_records(
-        store,
-        parse(text, fmt),
-        on_conflict=on_conflict,
-        skip_invalid=skip_invalid,
-        all_scopes=all_scopes,
-        dry_run=dry_run,
-        progress=progress,
-        allow_secret=allow_secret,
-    )
+def import_text(store: MemoryStore, text: str, fmt: str, **options: Any) -> ImportReport:
+    """Import the records of ``text`` (in ``fmt``) into ``store``: ``store.import_records``
+    over ``parse(text, fmt)``, ``options`` being ``ImportRequest`` fields."""
+    return store.import_records(parse(text, fmt), **options)
 
 
 class _DryRun(Exception):
@@ -233,50 +213,29 @@ def _without_cycle_collection() -> Iterator[None]:
 
 
 def import_records(
-    store: MemoryStore,
-    raw_records: Iterable[tuple[str, Any]],
-    *,
-    on_conflict: str = "skip",
-    skip_invalid: bool = False,
-    all_scopes: bool = False,
-    dry_run: bool = False,
-    allow_secret: bool = False,
-    progress: Progress | None = None,
-    own_projects: bool = False,
+    store: MemoryStore, raw_records: Iterable[tuple[str, Any]], request: ImportRequest
 ) -> ImportReport:
-    """Validate and write ``raw_records`` (see ``_import_records``). ``own_projects``: a
-    record naming a project keeps it when the store has none (a memory file in a repository
-    belongs to that repository's project)."""
-    if on_conflict not in CONFLICT_POLICIES:
+    """Validate and write ``raw_records`` (see ``_import_records``); called through
+    ``MemoryStore.import_records``, which logs the operation."""
+    if request.on_conflict not in CONFLICT_POLICIES:
         raise InvalidInputError(
-            f"--on-conflict must be one of {', '.join(CONFLICT_POLICIES)}, not {on_conflict!r}"
+            "--on-conflict must be one of "
+            f"{', '.join(CONFLICT_POLICIES)}, not {request.on_conflict!r}"
         )
     with _without_cycle_collection():
-        return _import_records(
-            store,
-            raw_records,
-            on_conflict=on_conflict,
-            skip_invalid=skip_invalid,
-            all_scopes=all_scopes,
-            dry_run=dry_run,
-            allow_secret=allow_secret,
-            progress=progress,
-            own_projects=own_projects,
-        )
+        return _import_records(store, raw_records, request)
 
 
 def _import_records(
-    store: MemoryStore,
-    raw_records: Iterable[tuple[str, Any]],
-    *,
-    on_conflict: str,
-    skip_invalid: bool,
-    all_scopes: bool,
-    dry_run: bool,
-    allow_secret: bool,
-    progress: Progress | None,
-    own_projects: bool,
+    store: MemoryStore, raw_records: Iterable[tuple[str, Any]], request: ImportRequest
 ) -> ImportReport:
+    on_conflict, skip_invalid, dry_run = request.on_conflict, request.skip_invalid, request.dry_run
+    all_scopes, allow_secret, own_projects = (
+        request.all_scopes,
+        request.allow_secret,
+        request.own_projects,
+    )
+    progress = request.progress
     raw = list(raw_records)
     total = len(raw)
     report = ImportReport(read=total, dry_run=dry_run)
@@ -311,8 +270,8 @@ def _import_records(
     if report.invalid and not skip_invalid:
         raise InvalidRecordsError(report.invalid)
     try:
-        with page_cache(store.connection, IMPORT_CACHE_KIB), store.transaction() as conn:
-            plan = _Plan(store, on_conflict)
+        with store.transaction() as backend, backend.page_cache(IMPORT_CACHE_KIB):
+            plan = _Plan(backend, on_conflict)
             for record in validated:
                 try:
                     plan.add(record, report)
@@ -320,7 +279,7 @@ def _import_records(
                     report.invalid.append(exc)
             if report.invalid and not skip_invalid:
                 raise InvalidRecordsError(report.invalid)
-            _apply(store, conn, plan, report, progress, total)
+            _apply(store, backend, plan, report, progress, total)
             if dry_run:
                 raise _DryRun
     except _DryRun:
@@ -346,7 +305,7 @@ def _batches(items: list[Any], size: int = _BATCH) -> Iterator[list[Any]]:
 
 def _apply(
     store: MemoryStore,
-    conn: sqlite3.Connection,
+    backend: Backend,
     plan: _Plan,
     report: ImportReport,
     progress: Progress | None,
@@ -355,7 +314,7 @@ def _apply(
     """Write the plan: updates first (they may free keys), then inserts in batches."""
     now = to_iso(store.now())
     for memory_id, record in plan.updates:
-        row = memories.by_id(conn, memory_id)
+        row = backend.by_id(memory_id)
         merged = dict(row)
         for name in _COMPARED:
             if name in record.given or name in ("content",):
@@ -368,7 +327,7 @@ def _apply(
         if "updated_at" not in record.given:
             merged["updated_at"] = now
         try:
-            bulk.update_imported(conn, row, merged, now)
+            backend.update_imported(row, merged, now)
         except ImportConflict as exc:
             raise RecordError(
                 record.where, "key", f"conflicts with another memory ({exc})"
@@ -376,16 +335,16 @@ def _apply(
     records = list(plan.inserts.values())
     if not records:
         return
-    fresh = bulk.fresh_ids(conn, len(records))
+    fresh = backend.fresh_ids(len(records))
     if fresh is not None:  # the importer cannot see every id in use: the database gives them
         for record, memory_id in zip(records, fresh, strict=True):
             record.values["id"] = memory_id
-    with fts.bulk_loading(conn):
-        _insert_new(conn, records, progress, total)
+    with backend.bulk_loading():
+        _insert_new(backend, records, progress, total)
 
 
 def _insert_new(
-    conn: sqlite3.Connection,
+    backend: Backend,
     records: list[ImportRecord],
     progress: Progress | None,
     total: int,
@@ -399,8 +358,7 @@ def _insert_new(
             for entry in record.history
         ]
         try:
-            bulk.insert_imported(
-                conn,
+            backend.insert_imported(
                 [record.values for record in batch],
                 [_content_index_text(record) for record in batch],
                 history,

@@ -167,6 +167,7 @@ def _open(
     (``pack(inherit=True)``): never another project's. ``read_only``: the run only injects,
     so a database on read-only media opens read-only."""
     from zeromem_cli.owner import resolve_owner
+    from zeromem_cli.requests import StoreSettings
 
     isolate = config.get("scope.isolate_sessions") if where.isolate is None else where.isolate
     owner = resolve_owner(
@@ -183,16 +184,15 @@ def _open(
         session=owner.session,
         project=owner.project,
         isolate=isolate,
-        max_content_bytes=config.get("add.max_content_bytes"),
-        max_tags=config.get("add.max_tags"),
-        max_tag_chars=config.get("add.max_tag_chars"),
         key_file=where.key_file,
         read_only="auto" if read_only else False,
+        # Hooks log nothing: the operations log is for what a person or agent asked.
         # Injecting reads with semantic recall; capturing writes in one transaction without
         # vectors, then embeds what it wrote within a share of its time limit
         # (``_embed_captured``): a long transcript's rest waits for ``index`` or ``gc``.
-        semantic=config.get("search.semantic") if read_only else "off",
-        semantic_model=config.get("search.semantic_model") or None,
+        settings=StoreSettings.from_config(config, log=False)._replace(
+            semantic=config.get("search.semantic") if read_only else "off"
+        ),
     )
 
 
@@ -218,9 +218,7 @@ def _embed_captured(store: MemoryStore, memory_ids: list[int], config: Any) -> N
     embedder = semantic.embedder()
     if embedder is None:
         return
-    from zeromem_cli.semantic.indexer import embed_some
-
-    embed_some(store, embedder, memory_ids, lambda: time.process_time() < limit)
+    store.embed_written(memory_ids, embedder, lambda: time.process_time() < limit)
 
 
 def _origin(store: MemoryStore, where: Where, payload: HookInput) -> MemoryStore:

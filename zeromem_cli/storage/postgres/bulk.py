@@ -12,8 +12,7 @@ from zeromem_cli.models import Memory, Scope
 from zeromem_cli.storage.postgres import index, vectors
 from zeromem_cli.storage.postgres.memories import _unique_violation, archive_version
 from zeromem_cli.storage.postgres.sql import M_COLUMNS, scope_clause
-from zeromem_cli.storage.sqlite.bulk import COLUMNS, HISTORY_COLUMNS, ImportConflict
-from zeromem_cli.storage.sqlite.memories import to_memory
+from zeromem_cli.storage.records import COLUMNS, HISTORY_COLUMNS, ImportConflict, to_memory
 from zeromem_cli.storage.uids import uid_to_db
 from zeromem_cli.times import to_iso
 

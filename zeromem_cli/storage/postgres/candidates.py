@@ -1,18 +1,22 @@
-"""Search candidates on PostgreSQL: memories matching an FTS5 expression (``index.parse``),
-ranked by the BM25 FTS5 computes, rebuilt from term statistics.
+"""Search candidates on PostgreSQL: memories matching a compiled query (``postgres.match``:
+a ``tsquery`` and its phrases), ranked by BM25 computed by the server from PostgreSQL's own
+statistics, in the statement that finds the matches.
 
-FTS5's ``bm25()`` (k1 1.2, b 0.75, column weights ``BM25_WEIGHTS``): for each phrase, an IDF
-``log((N - n + 0.5) / (n + 0.5))`` (at least 1e-6) over the N indexed rows and the n matching
-it, times ``f (k1 + 1) / (f + k1 (1 - b + b len / avglen))`` where f is the phrase's weighted
-count in the row (each occurrence counts its column's weight) and len the row's token count.
-The server computes it, in the statement that finds the matches: the IDFs and the average
-length are parameters, f is ``ts_rank_cd`` of the phrase's one lexeme (see ``_RANK_WEIGHTS``),
-and only the best rows come back (reading every match's vector back into Python cost most of a
-search: ``python -m benchmarks.postgres``). ``ts_rank`` itself is not BM25 and ranks too
-differently for the same re-scoring to apply (``python -m benchmarks.retrieval --backend
-both`` shows both backends side by side).
+Why BM25 and not ``ts_rank``/``ts_rank_cd``: those weigh every query word alike (no inverse
+document frequency), and zeromem's ranking rests on BM25's weights; measured on LoCoMo they
+fall outside the 0.01 both backends must stay within (docs/backends.md, "Scoring on
+PostgreSQL"). The BM25 is the plain one, with the parameters and column weights SQLite's
+ranks with (so both backends give the same memories the same scores:
+``tests/postgres/test_ranking.py``): for each phrase an IDF ``log((N - n + 0.5) / (n + 0.5))``
+(at least 1e-6) over the N indexed rows (the ``fts_totals`` running sums) and the n matching
+it (counted up to ``COUNT_CAP``, past that ANALYZE's most common lexemes), times
+``f (k1 + 1) / (f + k1 (1 - b + b len / avglen))``, k1 1.2, b 0.75, where f is
+``ts_rank_cd`` of the phrase's lexeme without normalisation (exactly its weighted count in
+the row: see ``_RANK_WEIGHTS``) and len the row's ``fts_len``. Only the best rows come back
+(reading every match's vector back into Python cost most of a search: ``python -m
+benchmarks.postgres``).
 
-One difference stays: a phrase of several tokens is counted by its first token's occurrences
+One approximation: a phrase of several tokens is counted by its first token's occurrences
 (the match itself is exact, through the ``tsquery`` phrase operator).
 """
 
@@ -22,13 +26,14 @@ import math
 import re
 import time
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
 from zeromem_cli.models import Filters, Scope
 from zeromem_cli.storage.postgres import index, recent
 from zeromem_cli.storage.postgres.index import WEIGHT_OF_LABEL
+from zeromem_cli.storage.postgres.match import compiled
 from zeromem_cli.storage.postgres.sql import (
     M_COLUMNS,
     MEMORY_COLUMNS,
@@ -36,8 +41,7 @@ from zeromem_cli.storage.postgres.sql import (
     scope_params,
     scope_sql,
 )
-from zeromem_cli.storage.sqlite.candidates import BM25_WEIGHTS, check_expression
-from zeromem_cli.storage.sqlite.window import LARGE, any_of
+from zeromem_cli.storage.query import BM25_WEIGHTS, LARGE, Match, exact_forms
 from zeromem_cli.text.query import Term
 
 K1, B = 1.2, 0.75
@@ -48,30 +52,17 @@ K1, B = 1.2, 0.75
 CUSTOM_PLANS = False
 
 
-def holds_at_least(conn: Any, matches: Iterable[str], count: int) -> bool:
-    for match in matches:
-        parsed = index.parse(match)
-        if parsed.tsquery is None:
-            continue
-        if _newest_hold(conn, parsed, count):
-            return True
-        row = conn.execute(
-            "SELECT 1 FROM memories WHERE fts @@ %s::tsquery LIMIT 1 OFFSET %s",
-            (parsed.tsquery, max(count - 1, 0)),
-            prepare=CUSTOM_PLANS,
-        ).fetchone()
-        if row is not None:
-            return True
-    return False
-
-
-def probe_first(conn: Any) -> bool:
-    """No: the ranking statement is bounded (a window of matches, BM25 on the server), and the
-    probe would cost as much as the index scan of that statement, done twice (on a million
-    memories, tens of milliseconds for a few common words: ``python -m benchmarks.postgres``).
-    Ranking the memories holding every word first, and every match when they are too few,
-    gives the same result."""
-    return False
+def holds_at_least(conn: Any, parsed: index.Parsed, count: int) -> bool:
+    if parsed.tsquery is None:
+        return False
+    if _newest_hold(conn, parsed, count):
+        return True
+    row = conn.execute(
+        "SELECT 1 FROM memories WHERE fts @@ %s::tsquery LIMIT 1 OFFSET %s",
+        (parsed.tsquery, max(count - 1, 0)),
+        prepare=CUSTOM_PLANS,
+    ).fetchone()
+    return row is not None
 
 
 def larger_than(conn: Any, count: int) -> bool:
@@ -80,8 +71,7 @@ def larger_than(conn: Any, count: int) -> bool:
     return _totals(conn).rows > count
 
 
-def count_matches(conn: Any, match: str, cap: int) -> int:
-    parsed = index.parse(match)
+def count_matches(conn: Any, parsed: index.Parsed, cap: int) -> int:
     if parsed.tsquery is None:
         return 0
     if _newest_hold(conn, parsed, cap):
@@ -382,7 +372,7 @@ def ranked(
     conn: Any,
     scope: Scope,
     now: datetime,
-    match: str,
+    parsed: index.Parsed,
     filters: Filters,
     candidates: int,
     *,
@@ -398,7 +388,6 @@ def ranked(
     than ``LARGE`` memories, the query is ranked with its common words in their exact forms,
     over a window of its ``WINDOW`` newest matches and every match of its rare words. Without
     ``words`` (``search --fts``), the window is chosen from the phrases' match counts."""
-    parsed = index.parse(match)
     if parsed.tsquery is None or not parsed.phrases:
         return []
     where, params = filter_clause(filters, now)
@@ -450,7 +439,7 @@ def _required(
     if words is not None:
         if not every:
             return None
-        groups = [index.parse(any_of(terms, exact=True)).phrases for terms in words]
+        groups = [_compiled(terms, exact=True).phrases for terms in words]
         return groups if all(groups) else None
     if within.tsquery is None or any(op in _OPERATORS.sub("", within.tsquery) for op in "|!"):
         return None
@@ -512,28 +501,34 @@ def _word_window(
     there are none), or None when no word is common and every match can be ranked."""
     if total <= LARGE:
         return None  # no word can match more memories than the store holds
-    common = [_more_than_large(conn, any_of(terms, exact=True), total) for terms in words]
+    common = [_more_than_large(conn, _compiled(terms, exact=True), total) for terms in words]
     if not any(common) or (every and not all(common)):
         return None
-    groups = [any_of(terms, exact=big) for terms, big in zip(words, common, strict=True)]
-    within = index.parse((" AND " if every else " OR ").join(f"({g})" for g in groups))
+    groups = [
+        exact_forms(terms) if big else terms for terms, big in zip(words, common, strict=True)
+    ]
+    within = compiled(Match.every_word(groups) if every else Match.any_word(groups))
     if within.tsquery is None or not within.phrases:
         return None
     rare = []
     for terms, big in zip(words, common, strict=True):
         if not big:
-            expression = any_of(terms, exact=False)
-            if not _more_than_large(conn, expression, total):  # else common through a variant
-                rare.append(index.parse(expression).tsquery)
+            variants = _compiled(terms, exact=False)
+            if not _more_than_large(conn, variants, total):  # else common through a variant
+                rare.append(variants.tsquery)
     kept = [r for r in rare if r is not None]
     return within, (" | ".join(kept) if kept else None)
 
 
-def _more_than_large(conn: Any, expression: str, total: int) -> bool:
-    """Whether ``expression`` matches more than ``LARGE`` memories: by the planner's
-    statistics when they already say so (the most common lexemes), else counted, at most
-    ``LARGE + 1`` (a rare word's matches are few: the index finds them at little cost)."""
-    parsed = index.parse(expression)
+def _compiled(terms: Sequence[Term], *, exact: bool) -> index.Parsed:
+    """One word's terms ORed (``exact``: without its prefix variants)."""
+    return compiled(Match.any_word([exact_forms(terms) if exact else tuple(terms)]))
+
+
+def _more_than_large(conn: Any, parsed: index.Parsed, total: int) -> bool:
+    """Whether ``parsed`` matches more than ``LARGE`` memories: by the planner's statistics
+    when they already say so (the most common lexemes), else counted, at most ``LARGE + 1``
+    (a rare word's matches are few: the index finds them at little cost)."""
     if parsed.tsquery is None:
         return False
     common = _common_lexemes(conn)
@@ -591,11 +586,4 @@ def _ranked(
     return out, windowed
 
 
-__all__ = [
-    "BM25_WEIGHTS",
-    "check_expression",
-    "count_matches",
-    "holds_at_least",
-    "probe_first",
-    "ranked",
-]
+__all__ = ["BM25_WEIGHTS", "count_matches", "holds_at_least", "larger_than", "ranked"]

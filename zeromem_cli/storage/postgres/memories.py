@@ -1,8 +1,8 @@
 """Memory rows on PostgreSQL: the same functions as ``storage.sqlite.memories`` (the interface
-is ``storage.memories``), with the index vector written in the same statement as the row.
+is ``storage.base.Backend``), with the index vector written in the same statement as the row.
 
 Rows come back as ``db.Row`` (by name and by position), so the record conversions are the
-SQLite module's own (``to_memory``, ``history_record``).
+shared ones (``storage.records``).
 """
 
 from __future__ import annotations
@@ -11,9 +11,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
-from zeromem_cli.errors import InvalidInputError, NotFoundError
-from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope
-from zeromem_cli.storage.memories import KeyTaken
+from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.storage.postgres import index
 from zeromem_cli.storage.postgres.sql import (
     M_COLUMNS,
@@ -22,18 +20,15 @@ from zeromem_cli.storage.postgres.sql import (
     scope_params,
     scope_sql,
 )
-from zeromem_cli.storage.sqlite.memories import history_record, to_memory
+from zeromem_cli.storage.records import KeyTaken, Row, to_memory
 from zeromem_cli.times import from_iso, to_iso
-from zeromem_cli.validation import MAX_ID
-
-Row = Any
 
 
 def _unique_violation(exc: BaseException) -> bool:
     return getattr(exc, "sqlstate", None) == "23505"
 
 
-def visible_row(
+def find_row(
     conn: Any,
     scope: Scope,
     now: datetime,
@@ -41,13 +36,7 @@ def visible_row(
     *,
     deleted: bool | None = False,
     include_expired: bool = False,
-) -> Row:
-    if (
-        isinstance(memory_id, bool)
-        or not isinstance(memory_id, int)
-        or not 1 <= memory_id <= MAX_ID
-    ):
-        raise InvalidInputError(f"not a memory id: {memory_id!r}")
+) -> Row | None:
     sql = f"SELECT {M_COLUMNS} FROM memories m WHERE m.id = %(id)s AND {scope_sql(scope)}"
     params: dict[str, Any] = {"id": memory_id, **scope_params(scope)}
     if deleted is False:
@@ -57,11 +46,7 @@ def visible_row(
     if not include_expired and deleted is False:
         sql += " AND (m.expires_at IS NULL OR m.expires_at > %(now)s)"
         params["now"] = to_iso(now)
-    row = conn.execute(sql, params).fetchone()
-    if row is None:
-        where = "in the trash" if deleted is True else "in this scope"
-        raise NotFoundError(f"no memory #{memory_id} {where}")
-    return row
+    return conn.execute(sql, params).fetchone()
 
 
 def by_id(conn: Any, memory_id: int) -> Row:
@@ -258,47 +243,13 @@ def live_by_hash(conn: Any, scope: Scope, content_hash: int, now: datetime) -> i
     return None if row is None else int(row["id"])
 
 
-def history(conn: Any, scope: Scope, now: datetime, memory_id: int) -> list[HistoryEntry]:
-    row = visible_row(conn, scope, now, memory_id, deleted=None, include_expired=True)
-    rows = conn.execute(
-        "SELECT * FROM memory_history WHERE memory_id = %s ORDER BY id", (memory_id,)
-    ).fetchall()
-    entries = [
-        HistoryEntry(memory_id=memory_id, **history_record(r, number))
-        for number, r in enumerate(rows, start=1)
-    ]
-    current = to_memory(row)
-    entries.append(
-        HistoryEntry(
-            memory_id=memory_id,
-            version=len(entries) + 1,
-            content=current.content,
-            category=current.category,
-            tags=current.tags,
-            key=current.key,
-            importance=current.importance,
-            pinned=current.pinned,
-            meta=current.meta,
-            expires_at=current.expires_at,
-            valid_from=rows[-1]["valid_to"] if rows else current.created_at,
-            valid_to=current.deleted_at,
-            change=(current.deleted_reason or "forgotten") if current.deleted_at else "current",
-        )
+def history_rows(conn: Any, ids: Iterable[int]) -> list[Row]:
+    return list(
+        conn.execute(
+            "SELECT * FROM memory_history WHERE memory_id = ANY(%s) ORDER BY memory_id, id",
+            (sorted(set(ids)),),
+        ).fetchall()
     )
-    return entries
-
-
-def history_by_memory(conn: Any, ids: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
-    wanted = list(dict.fromkeys(ids))
-    versions: dict[int, list[dict[str, Any]]] = {}
-    rows = conn.execute(
-        "SELECT * FROM memory_history WHERE memory_id = ANY(%s) ORDER BY memory_id, id",
-        (wanted,),
-    )
-    for row in rows:
-        entries = versions.setdefault(row["memory_id"], [])
-        entries.append(history_record(row, len(entries) + 1))
-    return versions
 
 
 def insert(conn: Any, values: dict[str, Any]) -> int:
@@ -379,9 +330,7 @@ def replace_version(conn: Any, row: Row, new: dict[str, Any], change: str, now: 
             conn.execute(_UPDATE_SQL, {**merged, "fts": vector, "fts_len": length})
     except Exception as exc:
         if _unique_violation(exc):
-            raise InvalidInputError(
-                f"key {merged['key']!r} is already used by another memory in this scope"
-            ) from None
+            raise KeyTaken(merged["key"]) from None
         raise
 
 
@@ -403,9 +352,7 @@ def undelete(conn: Any, row: Row, now: datetime) -> None:
             )
     except Exception as exc:
         if _unique_violation(exc):
-            raise InvalidInputError(
-                f"cannot restore #{row['id']}: another live memory now has key {row['key']!r}"
-            ) from None
+            raise KeyTaken(row["key"]) from None
         raise
 
 

@@ -219,7 +219,7 @@ def m005_recent_lexemes(conn: Any) -> None:
     words without reading every memory that holds them (``postgres.recent``). A row trigger
     adds them to every vector written (the id is known only once the row is), and the
     existing rows get theirs here. They hold no positions and begin with ``~``, which no
-    token does (FTS5's tokenizer splits on it), so no query or prefix ever matches one by
+    token does (the tokenizer splits on it), so no query or prefix ever matches one by
     accident, and the BM25 counts (``ts_rank_cd`` of the query's own lexemes) are
     unchanged. Every row is rewritten once: ``gc --vacuum`` gives the old versions' space
     back."""
@@ -265,7 +265,7 @@ def m006_memory_vectors(conn: Any) -> None:
         'CREATE POLICY own_rows ON vector_blocks FOR ALL USING ("user" = current_user) '
         'WITH CHECK ("user" = current_user)',
         "CREATE POLICY shared_rows ON vector_blocks FOR SELECT USING ("
-        '"user" = \'\' OR EXISTS (SELECT 1 FROM pg_roles r '
+        "\"user\" = '' OR EXISTS (SELECT 1 FROM pg_roles r "
         'WHERE r.rolname = vector_blocks."user" '
         "AND NOT r.rolcanlogin AND pg_has_role(r.oid, 'MEMBER')))",
         "ALTER TABLE memory_vectors ENABLE ROW LEVEL SECURITY",
@@ -311,6 +311,34 @@ def m007_strict_history_and_oplog(conn: Any) -> None:
         conn.execute(statement)
 
 
+def m008_python_tokens(conn: Any) -> None:
+    """The index's tokens are cut by zeromem's own tokenizer (``text.tokens``) instead of an
+    in-memory FTS5 table: every existing vector is rebuilt by it. Rebuilding a large store in
+    this step's one transaction would hold every row locked for minutes and start over when
+    interrupted, so the step only marks every memory there is as to be re-indexed
+    (``reindex_below``: the ids below it, newest first); ``postgres.fts.reindex`` then
+    rebuilds them in batches, each its own transaction, and picks up where it stopped. Only
+    ``fts`` and ``fts_len`` are rewritten: nothing stored changes."""
+    conn.execute(
+        "INSERT INTO store_meta (key, value) "
+        "SELECT 'reindex_below', (coalesce(max(id), 0) + 1)::text FROM memories "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+    )
+
+
+def m009_key_first_index(conn: Any) -> None:
+    """The live-key index with the key right after the owner (SQLite's migration 10): a
+    look-up by key constrains user, project and key, not agent and session, and walked every
+    keyed memory of the owner with the key last (#33). Same columns, same uniqueness (an
+    ``ON CONFLICT`` names them in any order)."""
+    for statement in (
+        "DROP INDEX IF EXISTS memories_live_key",
+        'CREATE UNIQUE INDEX memories_live_key ON memories ("user", project, key, agent, '
+        "session) WHERE key IS NOT NULL AND deleted_at IS NULL",
+    ):
+        conn.execute(statement)
+
+
 MIGRATIONS: list[Callable[[Any], None]] = [
     m001_initial,
     m002_row_security,
@@ -319,6 +347,8 @@ MIGRATIONS: list[Callable[[Any], None]] = [
     m005_recent_lexemes,
     m006_memory_vectors,
     m007_strict_history_and_oplog,
+    m008_python_tokens,
+    m009_key_first_index,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

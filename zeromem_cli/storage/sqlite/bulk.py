@@ -16,7 +16,8 @@ from datetime import datetime
 from operator import itemgetter
 from typing import Any
 
-from zeromem_cli.models import HISTORY_FIELDS, MEMORY_FIELDS, Memory, Scope
+from zeromem_cli.models import Memory, Scope
+from zeromem_cli.storage.records import COLUMNS, HISTORY_COLUMNS, ImportConflict
 from zeromem_cli.storage.sqlite import db, fts, vectors
 from zeromem_cli.storage.sqlite.memories import archive_version, to_memory
 from zeromem_cli.storage.sqlite.sql import scope_clause
@@ -265,13 +266,6 @@ def server_bytes(conn: sqlite3.Connection) -> int | None:
 # -- import ----------------------------------------------------------------------------------------
 
 # Columns an import writes, in INSERT order: every record field, plus the duplicate hash.
-COLUMNS = ("content_hash", *MEMORY_FIELDS)
-# Columns of an imported earlier version (its version number is implied by order).
-HISTORY_COLUMNS = ("memory_id", *HISTORY_FIELDS[1:])
-
-
-class ImportConflict(Exception):
-    """A row an import writes breaks a uniqueness rule of the database (a live key, a uid)."""
 
 
 def existing(conn: sqlite3.Connection) -> Iterator[sqlite3.Row]:

@@ -17,12 +17,10 @@ from typing import Any
 
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Filters, Scope
+from zeromem_cli.storage.query import BM25_WEIGHTS
 from zeromem_cli.storage.sqlite.sql import filter_clause, scope_params, scope_sql
 from zeromem_cli.storage.sqlite.window import Window, find_window
 from zeromem_cli.text.query import Term
-
-# BM25 column weights: content, tags, category, key. Labels the user chose count more.
-BM25_WEIGHTS = (1.0, 2.0, 1.5, 3.0)
 
 # The first FTS-only pass ranks this many matches (at least); widened x8 while the scope and
 # filters leave too few of them, up to WIDEST, beyond which one joined pass ranks them all.

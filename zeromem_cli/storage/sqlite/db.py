@@ -40,7 +40,7 @@ INTEGRITY: tuple[type[Exception], ...] = (sqlite3.IntegrityError,)
 
 
 # ``postgresql://u@/db`` read as a path: Path folds "//" to "/", so the first part is "scheme:".
-_URL_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]+):/")
+_URL_SCHEME = r"([A-Za-z][A-Za-z0-9+.\-]+):/"
 
 
 def check_location(location: str | Path) -> None:
@@ -51,7 +51,9 @@ def check_location(location: str | Path) -> None:
     routes it to the PostgreSQL backend; every other scheme is refused with one line.
     """
     text = str(location)
-    match = _URL_SCHEME.match(text)
+    if ":/" not in text:  # a plain path (the pattern is compiled only for a URL-like one)
+        return
+    match = re.match(_URL_SCHEME, text)
     if match is None:
         return
     scheme = match.group(1).lower()

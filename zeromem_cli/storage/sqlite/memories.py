@@ -14,79 +14,16 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
-from zeromem_cli.errors import InvalidInputError, NotFoundError
-from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope
+from zeromem_cli.models import Filters, Memory, Scope
+from zeromem_cli.storage.records import KeyTaken, Row, to_memory
 from zeromem_cli.storage.sqlite import db, fts
 from zeromem_cli.storage.sqlite.sql import filter_clause, scope_clause, scope_params, scope_sql
-from zeromem_cli.storage.uids import uid_from_db
 from zeromem_cli.times import from_iso, to_iso
-from zeromem_cli.validation import MAX_ID
-
-Row = sqlite3.Row
-
-# -- rows <-> records ---------------------------------------------------------------------------
-
-
-def to_memory(row: Row, score: float | None = None) -> Memory:
-    """The record of a ``memories`` row."""
-    return Memory(
-        id=row["id"],
-        uid=uid_from_db(row["uid"]),
-        content=row["content"],
-        category=row["category"],
-        tags=_from_json(row["tags"]),
-        key=row["key"],
-        user=row["user"] or None,
-        agent=row["agent"] or None,
-        session=row["session"] or None,
-        project=row["project"] or None,
-        importance=row["importance"],
-        pinned=bool(row["pinned"]),
-        meta=_from_json(row["meta"]),
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        expires_at=row["expires_at"],
-        last_accessed_at=row["last_accessed_at"],
-        access_count=row["access_count"],
-        deleted_at=row["deleted_at"],
-        deleted_reason=row["deleted_reason"],
-        score=score,
-    )
-
-
-def _from_json(text: str) -> Any:
-    """A stored JSON column; the empty tags and meta most rows hold skip the decoder (pack
-    turns hundreds of rows into memories per call)."""
-    if text == "{}":
-        return {}
-    if text == "[]":
-        return []
-    return json.loads(text)
-
-
-def history_record(row: Row, version: int) -> dict[str, Any]:
-    """One ``memory_history`` row as its export record (``models.HISTORY_FIELDS``, in order);
-    ``HistoryEntry(memory_id=..., **record)`` is the same version as the library returns it."""
-    return {
-        "version": version,
-        "content": row["content"],
-        "category": row["category"],
-        "tags": _from_json(row["tags"]),
-        "key": row["key"],
-        "importance": row["importance"],
-        "pinned": bool(row["pinned"]),
-        "meta": _from_json(row["meta"]),
-        "expires_at": row["expires_at"],
-        "valid_from": row["valid_from"],
-        "valid_to": row["valid_to"],
-        "change": row["change"],
-    }
-
 
 # -- reads ----------------------------------------------------------------------------------------
 
 
-def visible_row(
+def find_row(
     conn: sqlite3.Connection,
     scope: Scope,
     now: datetime,
@@ -94,17 +31,11 @@ def visible_row(
     *,
     deleted: bool | None = False,
     include_expired: bool = False,
-) -> Row:
-    """The row of ``memory_id`` in ``scope``; NotFoundError when it is not visible.
+) -> Row | None:
+    """The row of ``memory_id`` in ``scope``, None when it is not visible.
 
     ``deleted``: False = live only, True = in the trash only, None = either.
     """
-    if (
-        isinstance(memory_id, bool)
-        or not isinstance(memory_id, int)
-        or not 1 <= memory_id <= MAX_ID
-    ):
-        raise InvalidInputError(f"not a memory id: {memory_id!r}")
     sql = f"SELECT m.* FROM memories m WHERE m.id = :id AND {scope_sql(scope)}"
     params: dict[str, Any] = {"id": memory_id, **scope_params(scope)}
     if deleted is False:
@@ -114,10 +45,7 @@ def visible_row(
     if not include_expired and deleted is False:
         sql += " AND (m.expires_at IS NULL OR m.expires_at > :now)"
         params["now"] = to_iso(now)
-    row = conn.execute(sql, params).fetchone()
-    if row is None:
-        where = "in the trash" if deleted is True else "in this scope"
-        raise NotFoundError(f"no memory #{memory_id} {where}")
+    row: Row | None = conn.execute(sql, params).fetchone()
     return row
 
 
@@ -332,52 +260,19 @@ def live_by_hash(
     return None if row is None else int(row["id"])
 
 
-def history(
-    conn: sqlite3.Connection, scope: Scope, now: datetime, memory_id: int
-) -> list[HistoryEntry]:
-    """Every version of a memory of ``scope`` (in the trash or not), oldest first; the last is
-    the current version (its ``change`` says "current", or why it was deleted)."""
-    row = visible_row(conn, scope, now, memory_id, deleted=None, include_expired=True)
-    rows = conn.execute(
-        "SELECT * FROM memory_history WHERE memory_id = ? ORDER BY id", (memory_id,)
-    ).fetchall()
-    entries = [
-        HistoryEntry(memory_id=memory_id, **history_record(r, number))
-        for number, r in enumerate(rows, start=1)
+def history_rows(conn: sqlite3.Connection, ids: Iterable[int]) -> list[Row]:
+    """The ``memory_history`` rows of ``ids``, by memory id, oldest version first."""
+    wanted = sorted(set(ids))
+    if len(wanted) == 1:  # one memory's history: its index range only
+        return conn.execute(
+            "SELECT * FROM memory_history WHERE memory_id = ? ORDER BY id", wanted
+        ).fetchall()
+    found = set(wanted)
+    return [
+        row
+        for row in conn.execute("SELECT * FROM memory_history ORDER BY memory_id, id")
+        if row["memory_id"] in found
     ]
-    current = to_memory(row)
-    entries.append(
-        HistoryEntry(
-            memory_id=memory_id,
-            version=len(entries) + 1,
-            content=current.content,
-            category=current.category,
-            tags=current.tags,
-            key=current.key,
-            importance=current.importance,
-            pinned=current.pinned,
-            meta=current.meta,
-            expires_at=current.expires_at,
-            valid_from=rows[-1]["valid_to"] if rows else current.created_at,
-            valid_to=current.deleted_at,
-            change=(current.deleted_reason or "forgotten") if current.deleted_at else "current",
-        )
-    )
-    return entries
-
-
-def history_by_memory(
-    conn: sqlite3.Connection, ids: Iterable[int]
-) -> dict[int, list[dict[str, Any]]]:
-    """The earlier versions (export records) of each of ``ids`` that has any, oldest first."""
-    wanted = set(ids)
-    versions: dict[int, list[dict[str, Any]]] = {}
-    for row in conn.execute("SELECT * FROM memory_history ORDER BY memory_id, id"):
-        if row["memory_id"] not in wanted:
-            continue
-        entries = versions.setdefault(row["memory_id"], [])
-        entries.append(history_record(row, len(entries) + 1))
-    return versions
 
 
 # -- writes (inside the caller's transaction) ------------------------------------------------------
@@ -434,7 +329,7 @@ def replace_version(
     conn: sqlite3.Connection, row: Row, new: dict[str, Any], change: str, now: datetime
 ) -> None:
     """Write a new version of ``row`` (history, index and row in one go); ``change`` says
-    what ended the old one. A key another live memory of the scope holds: InvalidInputError."""
+    what ended the old one. A key another live memory of the scope holds: ``KeyTaken``."""
     stamp = to_iso(now)
     archive_version(conn, row, stamp, change)
     fts.unindex_row(conn, row)
@@ -448,9 +343,7 @@ def replace_version(
             merged,
         )
     except db.INTEGRITY:
-        raise InvalidInputError(
-            f"key {merged['key']!r} is already used by another memory in this scope"
-        ) from None
+        raise KeyTaken(merged["key"]) from None
     fts.index_row(conn, merged)
 
 
@@ -466,7 +359,7 @@ def mark_forgotten(conn: sqlite3.Connection, ids: Iterable[int], now: datetime) 
 
 def undelete(conn: sqlite3.Connection, row: Row, now: datetime) -> None:
     """Bring a soft-deleted memory back, clearing an expiry that has passed. Its key held by
-    another live memory now: InvalidInputError."""
+    another live memory now: ``KeyTaken``."""
     try:
         conn.execute(
             "UPDATE memories SET deleted_at = NULL, deleted_reason = NULL, "
@@ -475,9 +368,7 @@ def undelete(conn: sqlite3.Connection, row: Row, now: datetime) -> None:
             (to_iso(now), row["id"]),
         )
     except db.INTEGRITY:
-        raise InvalidInputError(
-            f"cannot restore #{row['id']}: another live memory now has key {row['key']!r}"
-        ) from None
+        raise KeyTaken(row["key"]) from None
 
 
 def record_access(conn: sqlite3.Connection, ids: Iterable[int], now: datetime) -> None:

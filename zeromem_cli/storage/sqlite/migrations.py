@@ -239,6 +239,22 @@ def m009_memory_vectors(conn: sqlite3.Connection) -> None:
     )
 
 
+def m010_key_first_index(conn: sqlite3.Connection) -> None:
+    """The live-key index with the key right after the owner (user, project): a scope reads
+    every agent and session of its owner, so a look-up by key constrains only user, project
+    and key, and with agent and session before the key it walked every keyed memory of the
+    owner (#33: ingest's look-ups grew with the store; ``python -m benchmarks.ingest_speed``).
+    Same columns, so the same uniqueness and the same size."""
+    run_script(
+        conn,
+        """
+        DROP INDEX IF EXISTS idx_memories_live_key;
+        CREATE UNIQUE INDEX idx_memories_live_key ON memories(user, project, key, agent, session)
+            WHERE key IS NOT NULL AND deleted_at IS NULL;
+        """,
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_initial,
     m002_deleted_reason,
@@ -249,6 +265,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m007_uid_blob,
     m008_project_scope,
     m009_memory_vectors,
+    m010_key_first_index,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

@@ -21,12 +21,13 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from zeromem_cli.models import Filters, Scope
+from zeromem_cli.storage.base import VECTOR_BLOCK_SIZE
 from zeromem_cli.storage.sqlite.sql import filter_clause, scope_params, scope_sql
 
 # Vectors per block: an add rewrites its owner's last block (this many vectors at most,
 # ~100 KB), and a cold search reads 100k vectors in a few hundred rows
 # (``python -m benchmarks.semantic --costs``).
-BLOCK_SIZE = 256
+BLOCK_SIZE = VECTOR_BLOCK_SIZE
 
 _MODEL_KEY = "vector_model"
 

@@ -30,16 +30,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from zeromem_cli.plain import FrozenRecord
-from zeromem_cli.text.query import Term
+from zeromem_cli.storage.query import LARGE
+from zeromem_cli.text.query import Term, any_of
 
-# More matches than this and only a window is ranked: small enough that ranking the window
-# stays a small part of a search, large enough that no conversation-sized store reaches it
-# (the largest LoCoMo conversation holds 689 turns, the largest LongMemEval_S haystack 591, so
-# the retrieval benchmarks rank every match). 3,000 before: at 100k memories search CPU fell
-# by ~28% (``python -m benchmarks.mcp_latency``), and the top 10 share 73% of their memories
-# with ranking every match, against 89% with 3,000 (synthetic store, where thousands of
-# memories hold the same words and the newest now win over the shortest).
-LARGE = 1_000
+# More matches than this and only a window is ranked: ``storage.query.LARGE``, shared by both
+# backends so they call the same words common.
 
 
 class Window(FrozenRecord):
@@ -109,13 +104,6 @@ def find_window(
     return Window(match, after, tuple(sorted(rare)))
 
 
-def any_of(terms: Sequence[Term], *, exact: bool) -> str:
-    """One word's terms ORed; ``exact``: without its prefix variant (a lone CJK character,
-    searched only as a prefix, keeps it)."""
-    kept = [t for t in terms if not (exact and t.prefix)] or list(terms)
-    return " OR ".join(t.expression() for t in kept)
-
-
 def _more_than(conn: sqlite3.Connection, match: str, count: int) -> bool:
     row = conn.execute(
         "SELECT 1 FROM memories_fts WHERE memories_fts MATCH :match LIMIT 1 OFFSET :count",
@@ -124,4 +112,4 @@ def _more_than(conn: sqlite3.Connection, match: str, count: int) -> bool:
     return row is not None
 
 
-__all__ = ["LARGE", "Window", "any_of", "find_window"]
+__all__ = ["LARGE", "Window", "find_window"]

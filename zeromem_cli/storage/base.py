@@ -1,0 +1,452 @@
+"""The storage interface: ``Backend``, one object per open store, chosen once when the store
+opens (``storage.db.open_backend``) and held by ``MemoryStore``.
+
+Drawn from what the policy modules (store, writes, search, pack, lifecycle, stats, oplog,
+transfer) need of a database, as pipx drew its ``backends/_base.py`` when its second backend
+arrived: ``storage.sqlite.backend.SqliteBackend`` (FTS5) and
+``storage.postgres.backend.PostgresBackend`` (tsvector) implement every method, and
+``tests/system/test_backends.py`` checks they do so with the interface's parameters. Policy code
+receives a ``Backend``, never a driver connection: which driver runs a call is decided here,
+once, not per call.
+
+Search candidates are asked for with a structured ``CandidateQuery`` (``storage.query``),
+which each backend compiles itself (an FTS5 MATCH expression or a ``tsquery``).
+
+Rows come back as ``Row``: whatever the driver returns, read by column name (``records``
+turns them into ``Memory`` and history records, the same for both).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+from zeromem_cli.models import Filters, Memory, Scope
+from zeromem_cli.storage.query import CandidateQuery, Match
+from zeromem_cli.storage.records import Row
+
+T = TypeVar("T")
+
+# Vectors per block of ``vector_blocks`` (one owner's; ``semantic.blocks`` fills them).
+VECTOR_BLOCK_SIZE = 256
+
+
+class Backend(ABC):
+    """One open store's database: its connection and every statement the library runs on it.
+
+    ``where`` names the store in messages (a file path, or a URL with its password masked).
+    Every method runs inside the caller's ``read`` or ``transaction`` and leaves error mapping
+    to them."""
+
+    name: str  # "sqlite" or "postgresql"
+    where: Path | str
+
+    @property
+    @abstractmethod
+    def connection(self) -> Any:
+        """The driver's connection, for tools and tests that inspect the database."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Close the connection."""
+
+    # -- reads, transactions, errors ---------------------------------------------------------
+
+    @abstractmethod
+    def read(self, action: Callable[[Backend], T]) -> T:
+        """``action(self)`` as a read runs: retried while the database is busy, its driver
+        errors mapped to ``StoreError``."""
+
+    @abstractmethod
+    def transaction(self) -> AbstractContextManager[Backend]:
+        """One write transaction (nested: a savepoint), driver errors mapped."""
+
+    @abstractmethod
+    def mapped_errors(self) -> AbstractContextManager[None]:
+        """Inside the block, a driver exception becomes a ``StoreError``."""
+
+    @abstractmethod
+    def best_effort_writes(self, lock_wait_ms: int) -> AbstractContextManager[None]:
+        """Writes not worth waiting or a disk flush for (the operations log)."""
+
+    @abstractmethod
+    def page_cache(self, kib: int) -> AbstractContextManager[None]:
+        """A larger page cache for the block (bulk import), where the database has one."""
+
+    @abstractmethod
+    def member_user(self) -> str | None:
+        """A team store member's own ``user`` scope (its PostgreSQL role); None for a file
+        store and for the owner of a server store."""
+
+    # -- one memory's versions (assembled above storage: ``zeromem_cli.versions``) -------------
+
+    @abstractmethod
+    def find_row(
+        self,
+        scope: Scope,
+        now: datetime,
+        memory_id: int,
+        *,
+        deleted: bool | None = False,
+        include_expired: bool = False,
+    ) -> Row | None:
+        """The row of ``memory_id`` in ``scope``, None when not visible (``deleted``: False =
+        live only, True = in the trash only, None = either)."""
+
+    @abstractmethod
+    def history_rows(self, ids: Iterable[int]) -> list[Row]:
+        """The ``memory_history`` rows (earlier versions) of ``ids``, by memory id, oldest
+        version first."""
+
+    # -- many memories: forget and gc batches, purge, maintenance, stats, import
+    @abstractmethod
+    def selected(
+        self,
+        scope: Scope,
+        *,
+        state: str,
+        ids: Sequence[int] = (),
+        key: str | None = None,
+        category: str | None = None,
+        tags: Sequence[str] = (),
+        before: datetime | None = None,
+        ranked: Sequence[int] | None = None,
+    ) -> list[Memory]:
+        """The memories of ``scope`` in ``state`` (live, trash or any; expired ones included) that
+        meet every criterion given, by id: among ``ids``, with this key, category, every tag,
+        created before ``before``, among ``ranked``."""
+
+    @abstractmethod
+    def forget_live(self, ids: Iterable[int], now: datetime) -> int:
+        """Soft-delete (forgotten) the live memories among ``ids``; how many there were."""
+
+    @abstractmethod
+    def trash(self, scope: Scope, *, reason: str | None, limit: int | None) -> list[Memory]:
+        """Soft-deleted memories of ``scope`` (for ``reason`` only, if given), most recently
+        deleted first."""
+
+    @abstractmethod
+    def delete_for_good(self, ids: Iterable[int]) -> int:
+        """Delete the rows, history and index entries of ``ids``; how many rows went."""
+
+    @abstractmethod
+    def checkpoint(self) -> bool:
+        """Copy the WAL into the main file and truncate it to zero bytes (outside a transaction;
+        waits up to the busy timeout for readers). False: a reader still held an old snapshot."""
+
+    @abstractmethod
+    def vacuum(self) -> None:
+        """Rewrite the database file without its free pages (outside a transaction)."""
+
+    @abstractmethod
+    def gc_count(self, selection: str, scope: Scope | None, params: dict[str, Any]) -> int:
+        """How many memories a gc ``selection`` (``GC_SELECTIONS``) holds now; ``scope`` None:
+        every scope."""
+
+    @abstractmethod
+    def gc_batch(
+        self, selection: str, scope: Scope | None, params: dict[str, Any], size: int
+    ) -> list[int]:
+        """The ids of at most ``size`` memories of a gc ``selection``."""
+
+    @abstractmethod
+    def soft_delete(self, ids: Sequence[int], now: str, reason: str) -> int:
+        """Move the live memories among ``ids`` to the trash for ``reason``; how many moved."""
+
+    @abstractmethod
+    def counts(self, scope: Scope | None, now: datetime) -> tuple[int, ...]:
+        """Memories of ``scope`` (None: every scope): live, expired, in the trash, live and
+        pinned, live with a key."""
+
+    @abstractmethod
+    def live_by_category(self, scope: Scope | None, now: datetime) -> dict[str, int]:
+        """Live memories per category, most first."""
+
+    @abstractmethod
+    def live_by_scope(
+        self, scope: Scope | None, now: datetime
+    ) -> list[tuple[str, str, str, str, int]]:
+        """Live memories per stored scope (user, agent, session, project; '' for unset), most
+        first."""
+
+    @abstractmethod
+    def live_contents(self, scope: Scope | None, now: datetime) -> Iterator[str]:
+        """The content of every live memory of ``scope``."""
+
+    @abstractmethod
+    def server_bytes(self) -> int | None:
+        """The bytes a database server holds for the store; None: a file store (its size is the
+        file's, read from the file system by ``stats``)."""
+
+    @abstractmethod
+    def existing(self) -> Iterator[Row]:
+        """Every memory as an import plans against it: (id, stored uid, user, agent, session,
+        project, key, deleted_at) rows."""
+
+    @abstractmethod
+    def fresh_ids(self, count: int) -> list[int] | None:
+        """Ids the database hands out for ``count`` imported memories, where the importer cannot
+        see every id in use (``existing``) and so cannot pick free ones; None where it can: here
+        always (a SQLite store has no rows hidden from its reader)."""
+
+    @abstractmethod
+    def update_imported(self, row: Row, merged: dict[str, Any], now: str) -> None:
+        """Make ``merged`` (every column of ``COLUMNS``) the next version of ``row``, the old one
+        kept in history as changed by an import."""
+
+    @abstractmethod
+    def insert_imported(
+        self,
+        rows: list[dict[str, Any]],
+        contents: Sequence[str],
+        history: Sequence[tuple[Any, ...]],
+    ) -> None:
+        """Insert new memories (every column of ``COLUMNS``, uid as text) with their index
+        entries (``contents``: each row's content index text) and their earlier versions
+        (``history``: rows of ``HISTORY_COLUMNS``) in a few executemany calls."""
+
+    # -- search candidates (a structured query: ``storage.query``) ----------------------------
+
+    @abstractmethod
+    def candidates(self, query: CandidateQuery) -> list[tuple[Row, float]]:
+        """The best ``query.pool`` memories for ``query``, as (row, BM25) pairs, best first
+        (FTS5's sign: lower is better; ties newest first). The backend compiles the match
+        itself (FTS5 MATCH, or a ``tsquery`` and BM25 in SQL)."""
+
+    @abstractmethod
+    def count_matches(self, match: Match, cap: int) -> int:
+        """How many memories ``match`` matches (scope aside), counted up to ``cap``."""
+
+    @abstractmethod
+    def holds_at_least(self, match: Match, count: int) -> bool:
+        """Whether ``match`` matches ``count`` memories or more (scope aside), found without
+        ranking them."""
+
+    @abstractmethod
+    def larger_than(self, count: int) -> bool:
+        """Whether the store may hold more than ``count`` memories: if not, no word can match
+        more, and probes for common words can be skipped."""
+
+    @abstractmethod
+    def expression_candidates(
+        self, expression: str, scope: Scope, filters: Filters, now: datetime, pool: int
+    ) -> list[tuple[Row, float]]:
+        """``search --fts``: the user's own FTS5 ``expression``, ranked as ``candidates``
+        ranks; InvalidInputError when it is malformed."""
+
+    # -- the search index ----------------------------------------------------
+    @abstractmethod
+    def optimize(self) -> None:
+        """Merge every FTS segment into one: segments that still held deleted tokens are rewritten
+        and their pages freed (and zeroed, with secure_delete)."""
+
+    @abstractmethod
+    def bulk_loading(self) -> AbstractContextManager[None]:
+        """FTS5 tuned for many inserts, inside the caller's transaction."""
+
+    # -- one memory: reads, writes, versions ---------------------------------
+    @abstractmethod
+    def by_id(self, memory_id: int) -> Row:
+        """The row of ``memory_id``, in any scope and state (the caller knows it exists)."""
+
+    @abstractmethod
+    def has_id(self, scope: Scope, memory_id: int) -> bool:
+        """Whether a memory of ``scope`` (any state) has this id."""
+
+    @abstractmethod
+    def ids_by_uid_prefix(self, scope: Scope | None, hex_prefix: str, limit: int) -> list[int]:
+        """Ids of the memories of ``scope`` (None: any scope; any state) whose uid starts with
+        ``hex_prefix`` (lower-case hex digits, no dashes), at most ``limit``: a range of the uid
+        index, since a stored uid is its 16 bytes. A uid kept as text (never a UUID) matches
+        only in full."""
+
+    @abstractmethod
+    def fetch(self, memory_id: int) -> Memory:
+        """The record of ``memory_id`` as it is now (after a write)."""
+
+    @abstractmethod
+    def newest_first(
+        self, scope: Scope, filters: Filters, now: datetime, limit: int | None
+    ) -> list[Memory]:
+        """The memories of ``scope`` that ``filters`` admit, newest first, at most ``limit``."""
+
+    @abstractmethod
+    def in_id_order(self, scope: Scope | None, filters: Filters, now: datetime) -> list[Memory]:
+        """The memories of ``scope`` (None: every scope) that ``filters`` admit, oldest id first."""
+
+    @abstractmethod
+    def count(self, scope: Scope, filters: Filters, now: datetime) -> int:
+        """"""
+
+    @abstractmethod
+    def pack_candidates(
+        self,
+        scope: Scope,
+        filters: Filters,
+        now: datetime,
+        *,
+        limit: int,
+        pinned_limit: int,
+        pinned_only: bool,
+    ) -> list[Memory]:
+        """The pinned memories (at most ``pinned_limit``, most important first), then (unless
+        ``pinned_only``) up to ``limit`` of the most important and of the most recent ones."""
+
+    @abstractmethod
+    def pinned_standing(
+        self, scope: Scope, filters: Filters, now: datetime, *, limit: int
+    ) -> list[tuple[int, int, str, int]]:
+        """(id, importance, last change, access count) of the pinned memories of ``scope``, most
+        important first, at most ``limit``: what pack ranks them by, without reading their text
+        (a store may pin hundreds, of which a budget holds a few)."""
+
+    @abstractmethod
+    def by_ids(self, ids: Iterable[int]) -> list[Memory]:
+        """The records of ``ids`` (found by a scoped read just before), in no particular order."""
+
+    @abstractmethod
+    def neighbours(
+        self,
+        scope: Scope,
+        filters: Filters,
+        now: datetime,
+        memory: Memory,
+        span: int,
+        window: timedelta,
+    ) -> tuple[list[Memory], list[Memory]]:
+        """Up to ``span`` memories of ``scope`` written just before ``memory`` (nearest first) and
+        just after it, in (created_at, id) order, at most ``window`` apart from it. The window
+        bounds the index range each side reads."""
+
+    @abstractmethod
+    def session_openers(self, ids: Iterable[int]) -> set[int]:
+        """Of ``ids``, the memories written first in their origin session (no earlier live memory
+        of the same user, project, agent and session); memories outside a session never are.
+        One query: each id is an index probe (``idx_memories_scope_created``)."""
+
+    @abstractmethod
+    def live_by_key(self, scope: Scope, key: str) -> Row | None:
+        """The live memory of ``scope`` holding ``key`` (expired or not)."""
+
+    @abstractmethod
+    def live_by_hash(self, scope: Scope, content_hash: int, now: datetime) -> int | None:
+        """The id of the oldest live, unexpired memory of ``scope`` with this content hash."""
+
+    @abstractmethod
+    def insert(self, values: dict[str, Any]) -> int:
+        """Insert a new memory (every column but id and the access counters) and index it;
+        its id."""
+
+    @abstractmethod
+    def touch_updated(self, memory_id: int, now: datetime) -> None:
+        """Refresh ``updated_at`` (a write that said the same thing again)."""
+
+    @abstractmethod
+    def replace_version(self, row: Row, new: dict[str, Any], change: str, now: datetime) -> None:
+        """Write a new version of ``row`` (history, index and row in one go); ``change`` says
+        what ended the old one. A key another live memory of the scope holds: InvalidInputError."""
+
+    @abstractmethod
+    def mark_forgotten(self, ids: Iterable[int], now: datetime) -> None:
+        """Soft-delete ``ids`` as forgotten (the caller checked each is visible)."""
+
+    @abstractmethod
+    def undelete(self, row: Row, now: datetime) -> None:
+        """Bring a soft-deleted memory back, clearing an expiry that has passed. Its key held by
+        another live memory now: InvalidInputError."""
+
+    @abstractmethod
+    def record_access(self, ids: Iterable[int], now: datetime) -> None:
+        """Count one access of each memory (``last_accessed_at``, ``access_count``)."""
+
+    # -- the operations log --------------------------------------------------
+    @abstractmethod
+    def append(self, at: str, op: str, result_count: int, tokens: int, keep: int) -> None:
+        """Add one entry; every hundredth entry also drops those older than the last ``keep``."""
+
+    @abstractmethod
+    def totals(self) -> list[tuple[str, int, int, int]]:
+        """Per operation, by name: (op, times run, results in total, tokens in total)."""
+
+    # -- semantic recall's vectors (blocks of int8 vectors per owner: ``semantic.blocks``) ---
+
+    @abstractmethod
+    def vector_model(self) -> str | None:
+        """The model whose vectors the store holds (None: none yet)."""
+
+    @abstractmethod
+    def set_vector_model(self, name: str) -> None:
+        """Record ``name`` as the vectors' model; another model's vectors are dropped."""
+
+    @abstractmethod
+    def clear_vectors(self) -> None:
+        """Drop every vector."""
+
+    @abstractmethod
+    def vectors_fingerprint(self) -> tuple[int, int] | None:
+        """What changes whenever the vectors do (a cache key); None: no cheap mark, do not cache."""
+
+    @abstractmethod
+    def owner_blocks(self, owners: Sequence[tuple[str, str]]) -> list[tuple[bytes, bytes, bytes]]:
+        """The (ids, scales, components) blobs of every block of ``owners`` (user, project)."""
+
+    @abstractmethod
+    def block_of(self, memory_id: int) -> Row | None:
+        """The block holding ``memory_id``'s vector."""
+
+    @abstractmethod
+    def open_block(self, user: str, project: str) -> Row | None:
+        """A block of this owner with room left."""
+
+    @abstractmethod
+    def save_block(
+        self,
+        block_id: int | None,
+        owner: tuple[str, str],
+        size: int,
+        blobs: tuple[bytes, bytes, bytes],
+    ) -> int:
+        """Write a block (a new one when ``block_id`` is None); its id."""
+
+    @abstractmethod
+    def place_vectors(self, entries: Iterable[tuple[int, int, int]]) -> None:
+        """Record where each memory's vector is: (memory id, content hash, block id)."""
+
+    @abstractmethod
+    def unplace_vectors(self, ids: Sequence[int]) -> dict[int, list[int]]:
+        """Forget where the vectors of ``ids`` are: the ids each block held, by block."""
+
+    @abstractmethod
+    def vector_block(self, block_id: int) -> Row | None:
+        """One block's row."""
+
+    @abstractmethod
+    def visible_rows(
+        self, scope: Scope, now: datetime, filters: Filters, ids: Sequence[int]
+    ) -> dict[int, Row]:
+        """The rows of ``ids`` that ``scope`` and ``filters`` admit now, by id."""
+
+    @abstractmethod
+    def unembedded(self, after: int, limit: int, scope: Scope | None = None) -> list[Row]:
+        """Up to ``limit`` live memories (ids above ``after``) without a vector of their
+        current text."""
+
+    @abstractmethod
+    def content_hashes(self, ids: Sequence[int]) -> dict[int, int]:
+        """The current content hash of each of ``ids``."""
+
+    @abstractmethod
+    def drop_blocks_holding(self, ids: Sequence[int]) -> int:
+        """Drop every block holding a vector of ``ids``; how many went."""
+
+    @abstractmethod
+    def vector_coverage(self, scope: Scope | None, now: datetime) -> tuple[int, int]:
+        """(live memories of ``scope`` with a current vector, live memories)."""
+
+    @abstractmethod
+    def vector_bytes(self) -> int:
+        """The bytes the vectors take."""

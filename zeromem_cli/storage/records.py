@@ -1,0 +1,85 @@
+"""Rows <-> records, the same for every backend: a ``memories`` row as a ``Memory``, a
+``memory_history`` row as its export record. Pure: no SQL, no driver."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from zeromem_cli.models import HISTORY_FIELDS, MEMORY_FIELDS, Memory
+from zeromem_cli.storage.uids import uid_from_db
+
+# A row as the driver returns it (``sqlite3.Row``, psycopg's ``postgres.db.Row``), read by
+# column name: the backends select the same columns under the same names.
+Row = Any
+
+
+def to_memory(row: Row, score: float | None = None) -> Memory:
+    """The record of a ``memories`` row."""
+    return Memory(
+        id=row["id"],
+        uid=uid_from_db(row["uid"]),
+        content=row["content"],
+        category=row["category"],
+        tags=_from_json(row["tags"]),
+        key=row["key"],
+        user=row["user"] or None,
+        agent=row["agent"] or None,
+        session=row["session"] or None,
+        project=row["project"] or None,
+        importance=row["importance"],
+        pinned=bool(row["pinned"]),
+        meta=_from_json(row["meta"]),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        expires_at=row["expires_at"],
+        last_accessed_at=row["last_accessed_at"],
+        access_count=row["access_count"],
+        deleted_at=row["deleted_at"],
+        deleted_reason=row["deleted_reason"],
+        score=score,
+    )
+
+
+def _from_json(text: str) -> Any:
+    """A stored JSON column; the empty tags and meta most rows hold skip the decoder (pack
+    turns hundreds of rows into memories per call)."""
+    if text == "{}":
+        return {}
+    if text == "[]":
+        return []
+    return json.loads(text)
+
+
+def history_record(row: Row, version: int) -> dict[str, Any]:
+    """One ``memory_history`` row as its export record (``models.HISTORY_FIELDS``, in order);
+    ``HistoryEntry(memory_id=..., **record)`` is the same version as the library returns it."""
+    return {
+        "version": version,
+        "content": row["content"],
+        "category": row["category"],
+        "tags": _from_json(row["tags"]),
+        "key": row["key"],
+        "importance": row["importance"],
+        "pinned": bool(row["pinned"]),
+        "meta": _from_json(row["meta"]),
+        "expires_at": row["expires_at"],
+        "valid_from": row["valid_from"],
+        "valid_to": row["valid_to"],
+        "change": row["change"],
+    }
+
+
+class KeyTaken(Exception):
+    """``insert`` found the key live in the scope: another writer committed it meanwhile
+    (PostgreSQL; on SQLite the write lock makes the check and the insert one step)."""
+
+
+class ImportConflict(Exception):
+    """A row an import writes breaks a uniqueness rule of the database (a live key, a uid)."""
+
+
+# Columns of an imported memory and of an imported earlier version (its version number is
+# implied by order).
+COLUMNS = ("content_hash", *MEMORY_FIELDS)
+HISTORY_COLUMNS = ("memory_id", *HISTORY_FIELDS[1:])
