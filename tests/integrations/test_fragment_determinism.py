@@ -16,6 +16,8 @@ QUERY = "weekly report"
 
 
 def _store(path: Path) -> MemoryStore:
+    """Two memories whose order hangs on access counts: r1 leads on accesses, r2 on importance
+    by one step, so a touching pack makes r2 overtake r1 after the first touch."""
     store = MemoryStore(path)
     store.import_records(
         [
@@ -32,7 +34,7 @@ def _store(path: Path) -> MemoryStore:
                 {
                     "content": "weekly report reviewed by Anna before lunch",
                     "access_count": 0,
-                    "importance": 7,
+                    "importance": 6,
                 },
             ),
         ],
