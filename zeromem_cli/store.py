@@ -360,12 +360,25 @@ class MemoryStore:
         }
         parsed = None if fts else parse_query(query)
         now = self.now()
-        vector = None if parsed is None else self.query_vector(query, semantic)
+        dense = parsed is not None and bool(query.strip()) and self.semantic.wanted(semantic)
+        vectors: builtins.list[Any] = []  # the question's, once computed (a retry reuses it)
 
         def run(backend: Backend) -> builtins.list[tuple[Any, float]]:
             if parsed is None:
                 return run_fts_search(backend, self.scope, now, query, **options)
             found = run_search(backend, self.scope, now, parsed, as_of=as_of, **options)
+            if not dense:
+                return found
+            from zeromem_cli.semantic.need import settled
+
+            # The model is loaded only when its hits could change the page.
+            if settled(
+                parsed.content, found, options["filters"], options["limit"], options["ranking"]
+            ):
+                return found
+            if not vectors:
+                vectors.append(self.query_vector(query, semantic))
+            vector = vectors[0]
             if vector is None:
                 return found
             from zeromem_cli.semantic.recall import joined
@@ -800,6 +813,15 @@ class MemoryStore:
         scope = None if all_scopes else self.scope
 
         return index(self.backend, self.transaction, embedder, self.now(), scope, progress)
+
+    def embed_written(
+        self, memory_ids: Sequence[int], embedder: Embedder, keep_going: Callable[[], bool]
+    ) -> int:
+        """Embed these just-written memories, newest first, while ``keep_going()`` (a hook's
+        capture, within a share of its time limit); how many were embedded."""
+        from zeromem_cli.semantic.indexer import embed_some
+
+        return embed_some(self.backend, self.transaction, embedder, memory_ids, keep_going)
 
     # -- counts and the operations log ---------------------------------------------------------
 

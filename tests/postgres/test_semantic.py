@@ -53,3 +53,22 @@ def test_purge_on_a_team_store_removes_the_vector(team: Team) -> None:
         assert alice.connection.execute(
             "SELECT sum(size) AS n FROM vector_blocks"
         ).fetchone()["n"] == len(kept)
+
+
+def test_cached_vectors_follow_another_connections_writes(team: Team) -> None:
+    """A store keeps the vectors it read while ``vectors_fingerprint`` is unchanged: reads do
+    not change it, a vector another connection writes does, and the next search finds it."""
+    r = _roles(team)
+    with (
+        MemoryStore(team.url(r["alice"])) as reader,
+        MemoryStore(team.url(r["alice"])) as writer,
+    ):
+        for text in OTHERS:
+            writer.add(text)
+        assert MEMORY not in [m.content for m in reader.search(QUESTION, limit=3)]
+        before = reader.backend.vectors_fingerprint()
+        reader.search("Neovim")
+        assert reader.backend.vectors_fingerprint() == before
+        writer.add(MEMORY)
+        assert reader.backend.vectors_fingerprint() != before
+        assert MEMORY in [m.content for m in reader.search(QUESTION, limit=3)]

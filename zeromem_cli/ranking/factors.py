@@ -91,6 +91,23 @@ def merged_candidates(
     return order[:limit]
 
 
+def semantic_settled(
+    lexical: Sequence[tuple[Any, float]],
+    limit: int,
+    held: Callable[[Any], float],
+    tuning: Tuning,
+) -> bool:
+    """Whether ``semantic_merge`` would return ``lexical[:limit]`` whatever the dense hits:
+    the page is full of lexical hits holding at least ``semantic_sure`` of the question (dense
+    hits go in only after those), or semantic candidates are switched off. Then the question
+    needs no vector, and a cold process need not load the model."""
+    if tuning.semantic_floor > 1.0:
+        return True
+    return len(lexical) >= limit and all(
+        held(row) >= tuning.semantic_sure for row, _ in lexical[:limit]
+    )
+
+
 def semantic_merge(
     lexical: Sequence[tuple[Any, float]],
     dense: Sequence[tuple[Any, float]],

@@ -33,12 +33,15 @@ def quantised(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class Vectors:
-    """An owner's vectors read from the store: ids, scales and int8 components."""
+    """An owner's vectors read from the store: ids and scales in one array each, the int8
+    components as one array per block (views on the bytes read: joining 100k vectors into
+    one array cost a cold search more than ranking them, ``python -m benchmarks.semantic
+    --costs``)."""
 
-    def __init__(self, ids: np.ndarray, scales: np.ndarray, components: np.ndarray) -> None:
+    def __init__(self, ids: np.ndarray, scales: np.ndarray, parts: Sequence[np.ndarray]) -> None:
         self.ids = ids
         self.scales = scales
-        self.components = components
+        self.parts = list(parts)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -47,23 +50,30 @@ class Vectors:
         """Cosine similarity of each vector with the unit ``query`` vector."""
         query = np.asarray(query, dtype=np.float32)
         out = np.empty(len(self.ids), dtype=np.float32)
-        for start in range(0, len(out), CHUNK):
-            part = self.components[start : start + CHUNK].astype(np.float32)
-            np.matmul(part, query, out=out[start : start + CHUNK])
+        at = 0
+        for part in self.parts:
+            for start in range(0, len(part), CHUNK):
+                rows = part[start : start + CHUNK]
+                np.matmul(rows.astype(np.float32), query, out=out[at : at + len(rows)])
+                at += len(rows)
         return out * self.scales
 
 
+def _none(dim: int) -> Vectors:
+    return Vectors(np.zeros(0, np.int64), np.zeros(0, np.float32), [np.zeros((0, dim), np.int8)])
+
+
 def read(backend: Backend, owners: Sequence[tuple[str, str]], dim: int) -> Vectors:
-    """Every vector of these owners, in one array (a few rows per 1,000 memories)."""
+    """Every vector of these owners (a few rows per 1,000 memories)."""
     blocks = backend.owner_blocks(owners)
     if not blocks:
-        return Vectors(np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros((0, dim), np.int8))
+        return _none(dim)
     ids = np.frombuffer(b"".join(b[0] for b in blocks), dtype="<i8")
     scales = np.frombuffer(b"".join(b[1] for b in blocks), dtype="<f4")
-    components = np.frombuffer(b"".join(b[2] for b in blocks), dtype=np.int8)
-    if len(components) != len(ids) * dim:  # written by a model of another size
-        return Vectors(np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros((0, dim), np.int8))
-    return Vectors(ids, scales, components.reshape(len(ids), dim))
+    if any(len(b[2]) != len(b[0]) // 8 * dim for b in blocks):  # another model's size
+        return _none(dim)
+    parts = [np.frombuffer(b[2], dtype=np.int8).reshape(-1, dim) for b in blocks]
+    return Vectors(ids, scales, parts)
 
 
 def _arrays(row: object, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

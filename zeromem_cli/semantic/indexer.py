@@ -8,7 +8,7 @@ vector, so an interrupted run loses at most one batch of work and a second run p
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -82,6 +82,45 @@ def index(
             progress(len(rows))
     report.covered, report.total = backend.read(lambda it: coverage(it, scope, now))
     return report
+
+
+def embed_some(
+    backend: Backend,
+    transaction: Transaction,
+    embedder: Embedder,
+    memory_ids: Sequence[int],
+    keep_going: Callable[[], bool],
+    *,
+    batch: int = 4,
+) -> int:
+    """Embed these memories (just written without a vector: a harness hook's capture),
+    newest first, a small batch at a time while ``keep_going()``; the number embedded.
+    What is left waits for ``index`` or ``gc`` and is found by words."""
+    embedded = 0
+    wanted = sorted(dict.fromkeys(memory_ids), reverse=True)
+    for start in range(0, len(wanted), batch):
+        if not keep_going():
+            break
+        ids = wanted[start : start + batch]
+        # Only the live ones (forgotten or merged meanwhile: no hash), newest first.
+        hashes = backend.read(lambda it: it.content_hashes(ids))  # noqa: B023
+        found = sorted(
+            (m for m in backend.read(lambda it: it.by_ids(ids)) if m.id in hashes),  # noqa: B023
+            key=lambda m: -m.id,
+        )
+        if not found:
+            continue
+        matrix = embedder.passages([memory.content for memory in found])
+        entries = [
+            (m.id, int(hashes[m.id]), (m.scope.user or "", m.scope.project or "")) for m in found
+        ]
+        with transaction() as tx:
+            fresh = _still_current(tx, entries)
+            if fresh:
+                keep = [n for n, entry in enumerate(entries) if entry in fresh]
+                blocks.put(tx, embedder.name, [entries[n] for n in keep], matrix[keep])
+        embedded += len(fresh)
+    return embedded
 
 
 def _still_current(

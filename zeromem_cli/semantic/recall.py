@@ -17,8 +17,8 @@ import numpy as np
 from zeromem_cli.models import Filters, Scope
 from zeromem_cli.ranking.factors import semantic_merge
 from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
-from zeromem_cli.search import present
 from zeromem_cli.semantic import blocks
+from zeromem_cli.semantic.need import holding
 from zeromem_cli.storage.base import Backend
 
 # Owners' vectors a store keeps between searches (``Semantic.cache``), at most this many.
@@ -109,13 +109,7 @@ def joined(
     ``words``: the question's content words (how much of it a lexical hit holds)."""
     if tuning.semantic_floor > 1.0:  # switched off (the ablation's way)
         return list(lexical[:limit])
-    dense = nearest(backend, scope, now, filters, query, min(limit, dense_limit or limit), cache)
     if filters.min_score is not None:
-        dense = []  # a score threshold is a lexical one: no similarity passes it
-    asked = list(words)
-
-    def held(row: Any) -> float:
-        found = present(asked, row) if asked else []
-        return sum(found) / len(found) if found else 0.0
-
-    return semantic_merge(lexical, dense, limit, held, tuning)
+        return list(lexical[:limit])  # a score threshold is a lexical one: no similarity passes
+    dense = nearest(backend, scope, now, filters, query, min(limit, dense_limit or limit), cache)
+    return semantic_merge(lexical, dense, limit, holding(words), tuning)

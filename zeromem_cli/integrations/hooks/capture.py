@@ -50,8 +50,11 @@ def capture(
     hook_input: HookInput,
     state: SessionState,
     config: Config,
+    written: list[int] | None = None,
 ) -> dict[str, int]:
-    """Ingest what the harness session said since the last capture; the summary counts."""
+    """Ingest what the harness session said since the last capture; the summary counts.
+    ``written`` is given the ids of the memories added or updated."""
+    written = [] if written is None else written
     from zeromem_cli.ingest import apply_candidates, extract_messages, load_rules
     from zeromem_cli.ingest.formats import Message
     from zeromem_cli.integrations.private import strip_private
@@ -75,6 +78,8 @@ def capture(
             items = apply_candidates(store, candidates, source=harness.name)
         for item in items:
             counts[item.action] = counts.get(item.action, 0) + 1
+            if item.action in ("added", "updated"):
+                written.extend(item.memory_ids)
     if cursor is not None:
         state.transcript = cursor
     return counts

@@ -187,13 +187,38 @@ def _open(
         key_file=where.key_file,
         read_only="auto" if read_only else False,
         # Hooks log nothing: the operations log is for what a person or agent asked.
-        # Injecting reads with semantic recall; capturing writes without vectors (embedding
-        # a transcript's memories would risk the hook's time limit): ``zeromem index`` and
-        # ``gc`` embed them.
+        # Injecting reads with semantic recall; capturing writes in one transaction without
+        # vectors, then embeds what it wrote within a share of its time limit
+        # (``_embed_captured``): a long transcript's rest waits for ``index`` or ``gc``.
         settings=StoreSettings.from_config(config, log=False)._replace(
             semantic=config.get("search.semantic") if read_only else "off"
         ),
     )
+
+
+# Share of ``hooks.timeout_ms`` (the watchdog's CPU limit) after which a capture starts no
+# more embedding: what is left is embedded by ``index`` or ``gc``, and the watchdog never
+# ends a capture whose memories are stored (``python -m benchmarks.semantic --costs``
+# measures the model's load and a memory's embedding).
+EMBED_SHARE = 0.6
+
+
+def _embed_captured(store: MemoryStore, memory_ids: list[int], config: Any) -> None:
+    """Embed the memories a capture just stored (committed, the transcript cursor saved),
+    while the run is within ``EMBED_SHARE`` of its time limit, so the next session finds
+    them in other words too. Nothing happens with semantic recall off or not installed."""
+    import time
+
+    from zeromem_cli.semantic.switch import Semantic
+
+    limit = config.get("hooks.timeout_ms") / 1000 * EMBED_SHARE
+    semantic = Semantic(config.get("search.semantic"), config.get("search.semantic_model") or None)
+    if not memory_ids or not semantic.wanted() or time.process_time() >= limit:
+        return
+    embedder = semantic.embedder()
+    if embedder is None:
+        return
+    store.embed_written(memory_ids, embedder, lambda: time.process_time() < limit)
 
 
 def _origin(store: MemoryStore, where: Where, payload: HookInput) -> MemoryStore:
@@ -238,10 +263,13 @@ def _run(
         if capturing:
             from zeromem_cli.integrations.hooks.capture import capture, session_lock
 
+            origin = _origin(store, where, payload)
+            written: list[int] = []
             with session_lock(state):
                 state = SessionState.load(harness.name, payload.session_id, state.db)
-                capture(_origin(store, where, payload), harness, payload, state, config)
+                capture(origin, harness, payload, state, config, written)
                 state.save()
+            _embed_captured(origin, written, config)
             return harness.nothing, None
         from zeromem_cli.integrations.hooks.inject import injection
 

@@ -324,7 +324,9 @@ class PostgresBackend(Backend):
         return vectors.clear(self.conn)
 
     def vectors_fingerprint(self) -> tuple[int, int] | None:
-        return None  # no cheap change marker on a server: vectors are read on every search
+        from zeromem_cli.storage.postgres import vectors
+
+        return vectors.fingerprint(self.conn)
 
     def owner_blocks(self, owners: Sequence[tuple[str, str]]) -> list[tuple[bytes, bytes, bytes]]:
         from zeromem_cli.storage.postgres import vectors

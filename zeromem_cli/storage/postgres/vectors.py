@@ -44,9 +44,15 @@ def clear(conn: Any) -> None:
     conn.execute("DELETE FROM vector_blocks")
 
 
-def fingerprint(conn: Any) -> None:
-    """No cheap change marker on a server: vectors are read on every search."""
-    return None
+def fingerprint(conn: Any) -> tuple[int, int]:
+    """Changes whenever the vector blocks this connection sees do: their count and the sum
+    of their rows' creating transactions (a rewritten block is a new row version with a newer
+    ``xmin``, whoever wrote it). Only the small block rows are read, never their vectors
+    (out of line): what a process's cache of vectors is checked against."""
+    row = conn.execute(
+        "SELECT count(*) AS n, coalesce(sum(xmin::text::bigint), 0) AS mark FROM vector_blocks"
+    ).fetchone()
+    return int(row["n"]), int(row["mark"])
 
 
 def owner_blocks(conn: Any, owners: Sequence[tuple[str, str]]) -> list[tuple[bytes, bytes, bytes]]:

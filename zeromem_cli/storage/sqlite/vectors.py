@@ -48,15 +48,28 @@ def set_model(conn: sqlite3.Connection, name: str) -> None:
 
 def clear(conn: sqlite3.Connection) -> None:
     """Every vector gone (a change of model)."""
+    _wrote(conn)
     conn.execute("DELETE FROM memory_vectors")
     conn.execute("DELETE FROM vector_blocks")
 
 
+# Writes to ``vector_blocks`` made through each open connection (by ``id``): what tells a
+# process's cache of vectors that its own connection changed them. ``total_changes`` counted
+# every write, and the MCP server writes an access count or an operations-log line with every
+# read, so each search read 100k vectors again (``python -m benchmarks.semantic --costs``).
+_BLOCK_WRITES: dict[int, int] = {}
+
+
+def _wrote(conn: sqlite3.Connection) -> None:
+    _BLOCK_WRITES[id(conn)] = _BLOCK_WRITES.get(id(conn), 0) + 1
+
+
 def fingerprint(conn: sqlite3.Connection) -> tuple[int, int]:
-    """Changes whenever the database may have: another connection committed
-    (``data_version``) or this one wrote (``total_changes``). What a process's cache of
-    vectors is checked against."""
-    return int(conn.execute("PRAGMA data_version").fetchone()[0]), int(conn.total_changes)
+    """Changes whenever the stored vectors may have: another connection committed
+    (``data_version``) or this one wrote a block (even in a transaction later rolled back:
+    then a cache reads again for nothing). What a process's cache of vectors is checked
+    against."""
+    return int(conn.execute("PRAGMA data_version").fetchone()[0]), _BLOCK_WRITES.get(id(conn), 0)
 
 
 def owner_blocks(
@@ -100,6 +113,7 @@ def save_block(
     blobs: tuple[bytes, bytes, bytes],
 ) -> int:
     """Write a block (a new one when ``block_id`` is None; an empty one is deleted); its id."""
+    _wrote(conn)
     if block_id is not None and size == 0:
         conn.execute("DELETE FROM vector_blocks WHERE id = ?", (block_id,))
         return block_id
@@ -196,6 +210,7 @@ def drop_blocks_holding(conn: sqlite3.Connection, ids: Sequence[int]) -> int:
     count as not embedded again: ``zeromem index`` re-embeds them). Purge's way when the
     extra is not installed to edit a block; with it, ``semantic.blocks.remove`` is exact.
     How many blocks went."""
+    _wrote(conn)
     gone = 0
     for start in range(0, len(ids), 500):
         chunk = json.dumps(list(ids[start : start + 500]))
