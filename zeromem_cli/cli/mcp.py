@@ -2,7 +2,7 @@
 
 The server lives in ``zeromem_cli.mcp`` and needs the optional extra ``zeromem[mcp]`` (the MCP
 SDK); this module checks the options, opens the store in the scope the usual options select
-and hands both over. Nothing here imports the SDK until the command runs.
+and hands both over. Only ``--http`` imports the SDK: stdio is served without it.
 """
 
 from enum import Enum
@@ -76,9 +76,9 @@ def serve_mcp(
             "--token-file FILE (a bearer token every request must send)"
         )
     token = read_token(token_file) if token_file is not None else None
-    _require_sdk()
+    _require_sdk(http=address is not None)
     from zeromem_cli.mcp.scope import ScopePolicy
-    from zeromem_cli.mcp.server import ServerOptions, serve
+    from zeromem_cli.mcp.serving import ServerOptions, serve
     from zeromem_cli.mcp.toolbox import Toolbox
 
     config = settings()
@@ -101,13 +101,22 @@ def _issuer(address: Optional[tuple[str, int]]) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-def _require_sdk() -> None:
-    """Without the MCP SDK installed: one line naming the extra, exit 1."""
+def _require_sdk(http: bool) -> None:
+    """Without the MCP SDK installed: one line naming the extra, exit 1. Over stdio the SDK is
+    looked for, not imported (the stdio server does not use it; the extra is still what a
+    user installs for ``zeromem mcp``)."""
     from zeromem_cli.mcp import EXTRA
 
+    missing = MissingExtraError(f"`zeromem mcp` needs the MCP SDK: pip install '{EXTRA}'")
+    if not http:
+        from importlib.util import find_spec
+
+        if find_spec("mcp") is None:
+            raise missing
+        return
     try:
         import zeromem_cli.mcp.server  # noqa: F401
     except ImportError as exc:
         if (exc.name or "").startswith("zeromem_cli"):
             raise
-        raise MissingExtraError(f"`zeromem mcp` needs the MCP SDK: pip install '{EXTRA}'") from None
+        raise missing from None

@@ -2,59 +2,89 @@
 bounds), the aliases models reach for, output schemas and annotations.
 
 Default tools are the six a memory needs; ``admin=True`` ones are listed only with
-``zeromem mcp --tools all``. Annotations here are evaluated, not postponed: the SDK builds
-each tool's input schema from the signature ``server`` makes of these parameters.
+``zeromem mcp --tools all``. Everything here is plain data: the stdio server publishes and
+checks it as it is (``inputs``), the SDK server (``--http``) turns each parameter into the
+annotated signature it builds its schema from (``server``); a test holds the two equal.
 """
 
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, NamedTuple
+from typing import Any, NamedTuple
 
-from mcp.types import ToolAnnotations
-from pydantic import BaseModel, Field
-
-from zeromem_cli.mcp import reads, schemas, writes
+from zeromem_cli.mcp import reads, writes
 from zeromem_cli.mcp.budget import MIN_TOKENS
 from zeromem_cli.mcp.toolbox import MAX_LIMIT, ToolOutput
-
-# -- parameters, as a model reads them ------------------------------------------------------
-
-Query = Annotated[str, Field(description="Words or a question, any language.")]
-TaskQuery = Annotated[
-    str | None,
-    Field(description="The task or question; omit for pinned, important and recent memories."),
-]
-MaxTokens = Annotated[
-    int | None,
-    Field(
-        ge=MIN_TOKENS,
-        description="Most tokens the result may take (default: server setting; capped).",
-    ),
-]
-Limit = Annotated[
-    int | None, Field(ge=1, le=MAX_LIMIT, description="Most memories to return (default 10).")
-]
-Category = Annotated[str | None, Field(description="Only this category, e.g. preference.")]
-Tags = Annotated[list[str] | None, Field(description="Only memories with all these tags.")]
-Since = Annotated[str | None, Field(description="Created within 7d, 24h... or since a date.")]
-Until = Annotated[str | None, Field(description="Created before 7d... ago, or before a date.")]
-Ids = Annotated[list[int] | None, Field(description="Memory ids.")]
-Id = Annotated[int, Field(ge=1, description="Memory id.")]
-Key = Annotated[
-    str | None,
-    Field(description="A unique name in this scope, e.g. timezone: saving it again updates it."),
-]
-
 
 REQUIRED: Any = object()  # a Param default: the call must give it
 
 
 class Param(NamedTuple):
+    """One argument: its JSON type (``string``, ``integer``, ``boolean`` or ``array`` of
+    ``items``), what a model reads about it, its bounds, and its default (``None``: it may
+    be null; ``REQUIRED``: the call must give it)."""
+
     name: str
-    annotation: Any
+    kind: str
+    description: str
     default: Any = None
+    items: str | None = None  # array items: string, integer or object
+    minimum: int | None = None
+    maximum: int | None = None
+
+    @property
+    def nullable(self) -> bool:
+        return self.default is None
 
 
-_READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+# -- parameters, as a model reads them ------------------------------------------------------
+
+
+def _query() -> Param:
+    return Param("query", "string", "Words or a question, any language.", REQUIRED)
+
+
+def _max_tokens() -> Param:
+    return Param(
+        "max_tokens",
+        "integer",
+        "Most tokens the result may take (default: server setting; capped).",
+        minimum=MIN_TOKENS,
+    )
+
+
+def _category() -> Param:
+    return Param("category", "string", "Only this category, e.g. preference.")
+
+
+def _tags() -> Param:
+    return Param("tags", "array", "Only memories with all these tags.", items="string")
+
+
+def _since() -> Param:
+    return Param("since", "string", "Created within 7d, 24h... or since a date.")
+
+
+def _until() -> Param:
+    return Param("until", "string", "Created before 7d... ago, or before a date.")
+
+
+def _ids() -> Param:
+    return Param("ids", "array", "Memory ids.", items="integer")
+
+
+def _id() -> Param:
+    return Param("id", "integer", "Memory id.", REQUIRED, minimum=1)
+
+
+# Tool annotations (MCP ``ToolAnnotations``), under their wire names; the title is added
+# from the tool's own.
+_READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
+_WRITES = {
+    "readOnlyHint": False,
+    "destructiveHint": False,
+    "idempotentHint": True,
+    "openWorldHint": False,
+}
+_DESTRUCTIVE = {**_WRITES, "destructiveHint": True}
 
 
 class ToolSpec(NamedTuple):
@@ -63,8 +93,8 @@ class ToolSpec(NamedTuple):
     description: str
     run: Callable[..., ToolOutput]
     params: list[Param]
-    output: type[BaseModel]
-    annotations: ToolAnnotations
+    output: str  # the output model's name in ``schemas`` (and in ``outputs.json``)
+    annotations: Mapping[str, bool]
     aliases: Mapping[str, str] = {}
     admin: bool = False
 
@@ -78,12 +108,16 @@ TOOLS = [
         "a query, pinned, important and recent memories).",
         reads.context,
         [
-            Param("query", TaskQuery),
-            Param("max_tokens", MaxTokens),
-            Param("category", Category),
-            Param("tags", Tags),
+            Param(
+                "query",
+                "string",
+                "The task or question; omit for pinned, important and recent memories.",
+            ),
+            _max_tokens(),
+            _category(),
+            _tags(),
         ],
-        schemas.ContextOutput,
+        "ContextOutput",
         _READ_ONLY,
         {"q": "query", "budget": "max_tokens"},
     ),
@@ -95,18 +129,22 @@ TOOLS = [
         "memory_get gives full text.",
         reads.search,
         [
-            Param("query", Query, REQUIRED),
-            Param("limit", Limit),
-            Param("max_tokens", MaxTokens),
-            Param("category", Category),
-            Param("tags", Tags),
+            _query(),
             Param(
-                "key", Annotated[str | None, Field(description="Only the memory with this key.")]
+                "limit",
+                "integer",
+                "Most memories to return (default 10).",
+                minimum=1,
+                maximum=MAX_LIMIT,
             ),
-            Param("since", Since),
-            Param("until", Until),
+            _max_tokens(),
+            _category(),
+            _tags(),
+            Param("key", "string", "Only the memory with this key."),
+            _since(),
+            _until(),
         ],
-        schemas.SearchOutput,
+        "SearchOutput",
         _READ_ONLY,
         {"q": "query", "top_k": "limit", "k": "limit", "n": "limit", "budget": "max_tokens"},
     ),
@@ -117,16 +155,12 @@ TOOLS = [
         "max_tokens tokens.",
         reads.get,
         [
-            Param("ids", Ids),
-            Param("keys", Annotated[list[str] | None, Field(description="Memory keys.")]),
-            Param(
-                "history",
-                Annotated[bool, Field(description="Also every earlier version.")],
-                False,
-            ),
-            Param("max_tokens", MaxTokens),
+            _ids(),
+            Param("keys", "array", "Memory keys.", items="string"),
+            Param("history", "boolean", "Also every earlier version.", False),
+            _max_tokens(),
         ],
-        schemas.GetOutput,
+        "GetOutput",
         _READ_ONLY,
         {"id": "ids", "key": "keys", "budget": "max_tokens"},
     ),
@@ -139,44 +173,20 @@ TOOLS = [
         "id. Text that looks like a password, key or token is refused.",
         writes.save,
         [
+            Param("text", "string", "What to remember, in one place.", REQUIRED),
             Param(
-                "text",
-                Annotated[str, Field(description="What to remember, in one place.")],
-                REQUIRED,
+                "key",
+                "string",
+                "A unique name in this scope, e.g. timezone: saving it again updates it.",
             ),
-            Param("key", Key),
-            Param(
-                "category",
-                Annotated[
-                    str | None, Field(description="e.g. preference, fact, task (default general).")
-                ],
-            ),
-            Param(
-                "tags", Annotated[list[str] | None, Field(description="Labels to filter by later.")]
-            ),
-            Param(
-                "ttl",
-                Annotated[
-                    str | None,
-                    Field(description="Forget after 30m, 24h, 7d, 2w, or at an ISO date."),
-                ],
-            ),
-            Param(
-                "pinned",
-                Annotated[bool | None, Field(description="Always in memory_context, first.")],
-            ),
-            Param(
-                "importance",
-                Annotated[int | None, Field(ge=0, le=10, description="0 to 10 (default 5).")],
-            ),
+            Param("category", "string", "e.g. preference, fact, task (default general)."),
+            Param("tags", "array", "Labels to filter by later.", items="string"),
+            Param("ttl", "string", "Forget after 30m, 24h, 7d, 2w, or at an ISO date."),
+            Param("pinned", "boolean", "Always in memory_context, first."),
+            Param("importance", "integer", "0 to 10 (default 5).", minimum=0, maximum=10),
         ],
-        schemas.SaveOutput,
-        ToolAnnotations(
-            read_only_hint=False,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
+        "SaveOutput",
+        _WRITES,
         {"content": "text", "memory": "text", "tag": "tags"},
     ),
     ToolSpec(
@@ -187,36 +197,22 @@ TOOLS = [
         "what would go unless dry_run is false. Returns the count and a preview.",
         writes.forget,
         [
-            Param("ids", Ids),
-            Param("key", Annotated[str | None, Field(description="The memory with this key.")]),
-            Param("query", Annotated[str | None, Field(description="Memories this search finds.")]),
-            Param("category", Category),
-            Param("tags", Tags),
-            Param(
-                "before",
-                Annotated[str | None, Field(description="Created before 90d... ago, or a date.")],
-            ),
-            Param(
-                "limit",
-                Annotated[
-                    int | None, Field(ge=1, description="With query: only the N best matches.")
-                ],
-            ),
+            _ids(),
+            Param("key", "string", "The memory with this key."),
+            Param("query", "string", "Memories this search finds."),
+            _category(),
+            _tags(),
+            Param("before", "string", "Created before 90d... ago, or a date."),
+            Param("limit", "integer", "With query: only the N best matches.", minimum=1),
             Param(
                 "dry_run",
-                Annotated[
-                    bool | None,
-                    Field(
-                        description="Only preview (default: true for filters, false for ids, key)."
-                    ),
-                ],
+                "boolean",
+                "Only preview (default: true for filters, false for ids, key).",
             ),
-            Param("max_tokens", MaxTokens),
+            _max_tokens(),
         ],
-        schemas.ForgetOutput,
-        ToolAnnotations(
-            read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
-        ),
+        "ForgetOutput",
+        _DESTRUCTIVE,
         {"id": "ids", "q": "query", "budget": "max_tokens"},
     ),
     ToolSpec(
@@ -230,23 +226,16 @@ TOOLS = [
         [
             Param(
                 "messages",
-                Annotated[
-                    list[dict[str, Any]],
-                    Field(description="Chat messages: [{role: user|assistant, content: text}]."),
-                ],
+                "array",
+                "Chat messages: [{role: user|assistant, content: text}].",
                 REQUIRED,
+                items="object",
             ),
-            Param(
-                "dry_run",
-                Annotated[bool, Field(description="Only say what would be stored.")],
-                False,
-            ),
-            Param("max_tokens", MaxTokens),
+            Param("dry_run", "boolean", "Only say what would be stored.", False),
+            _max_tokens(),
         ],
-        schemas.IngestOutput,
-        ToolAnnotations(
-            read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
-        ),
+        "IngestOutput",
+        _DESTRUCTIVE,
         {"budget": "max_tokens"},
     ),
     ToolSpec(
@@ -254,8 +243,8 @@ TOOLS = [
         "Memory history",
         "Every version of one memory, the current one first, with when each was valid.",
         reads.history,
-        [Param("id", Id, REQUIRED), Param("max_tokens", MaxTokens)],
-        schemas.HistoryOutput,
+        [_id(), _max_tokens()],
+        "HistoryOutput",
         _READ_ONLY,
         {"memory_id": "id", "budget": "max_tokens"},
         admin=True,
@@ -265,14 +254,9 @@ TOOLS = [
         "Restore a memory",
         "Bring back a forgotten, expired or archived memory by id.",
         writes.restore,
-        [Param("id", Id, REQUIRED)],
-        schemas.RestoreOutput,
-        ToolAnnotations(
-            read_only_hint=False,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
+        [_id()],
+        "RestoreOutput",
+        _WRITES,
         {"memory_id": "id"},
         admin=True,
     ),
@@ -282,8 +266,8 @@ TOOLS = [
         "Counts of this scope's memories: live, expired, in the trash, pinned, by category; "
         "stored tokens and what packing returns on average.",
         reads.stats,
-        [Param("max_tokens", MaxTokens)],
-        schemas.StatsOutput,
+        [_max_tokens()],
+        "StatsOutput",
         _READ_ONLY,
         {"budget": "max_tokens"},
         admin=True,
@@ -294,19 +278,15 @@ TOOLS = [
         "This scope's memories as full export records, newest first, within max_tokens tokens.",
         reads.export,
         [
-            Param("limit", Annotated[int | None, Field(ge=1, description="Most records.")]),
-            Param("max_tokens", MaxTokens),
-            Param("category", Category),
-            Param("tags", Tags),
-            Param("since", Since),
-            Param("until", Until),
-            Param(
-                "include_expired",
-                Annotated[bool, Field(description="Also expired memories.")],
-                False,
-            ),
+            Param("limit", "integer", "Most records.", minimum=1),
+            _max_tokens(),
+            _category(),
+            _tags(),
+            _since(),
+            _until(),
+            Param("include_expired", "boolean", "Also expired memories.", False),
         ],
-        schemas.ExportOutput,
+        "ExportOutput",
         _READ_ONLY,
         {"budget": "max_tokens"},
         admin=True,

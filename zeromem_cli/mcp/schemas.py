@@ -10,9 +10,16 @@ The published schemas are flat (``Published``): nested models written out in pla
 ``anyOf`` of two schemas. They accept exactly the same documents; a client checking every
 result with ``jsonschema`` (the SDK's own client does) then resolves no references and walks
 a quarter fewer subschemas per search hit (``python -m benchmarks.mcp_latency`` times it).
+
+These models are the source: the stdio server, which imports no pydantic, publishes and checks
+``outputs.json``, written from them by ``python -m zeromem_cli.mcp.schemas`` (a test fails when
+the file and the models drift apart).
 """
 
 import copy
+import json
+import sys
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, GetJsonSchemaHandler
@@ -246,7 +253,41 @@ class StatsOutput(Budgeted):
     stats: dict[str, Any] = Field(description="As `zeromem stats --json` prints it.")
 
 
+OUTPUTS = Path(__file__).with_name("outputs.json")
+MODELS: dict[str, type[BaseModel]] = {
+    model.__name__: model
+    for model in (
+        ContextOutput,
+        SearchOutput,
+        GetOutput,
+        ExportOutput,
+        SaveOutput,
+        RestoreOutput,
+        ForgetOutput,
+        IngestOutput,
+        HistoryOutput,
+        StatsOutput,
+    )
+}
+
+
+def published() -> dict[str, Any]:
+    """Each output model's JSON Schema by model name, as the SDK publishes it."""
+    return {name: model.model_json_schema() for name, model in MODELS.items()}
+
+
+def render() -> str:
+    return json.dumps(published(), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":
+    OUTPUTS.write_text(render(), encoding="utf-8")
+    print(f"wrote {OUTPUTS}", file=sys.stderr)
+
+
 __all__ = [
+    "MODELS",
+    "OUTPUTS",
     "Budgeted",
     "ContextOutput",
     "ExportOutput",
@@ -259,4 +300,6 @@ __all__ = [
     "SaveOutput",
     "SearchOutput",
     "StatsOutput",
+    "published",
+    "render",
 ]
