@@ -184,21 +184,56 @@ def test_mcp_help_and_bad_options_do_not_load_the_sdk(tmp_path: Path) -> None:
         assert not {"mcp", "pydantic", "zeromem_cli.mcp.server"} & loaded, args
 
 
-def test_mcp_over_stdio_loads_no_rich_and_no_cli_rendering(tmp_path: Path) -> None:
-    """The SDK logs through rich when it can import it: the server makes it take its plain
-    fallback instead (``server.plain_logging``), which spares every start rich's imports."""
+# `zeromem mcp` over stdio: its own JSON-RPC server, none of the MCP SDK (whose pydantic models
+# take most of a second to build) nor what the SDK brings; only `--http` loads them.
+_MCP_STDIO_NEVER = {
+    "mcp",
+    "mcp_types",
+    "pydantic",
+    "pydantic_core",
+    "anyio",
+    "starlette",
+    "uvicorn",
+    "httpx",
+    "httpx2",
+    "jsonschema",
+    "rich",
+    "zeromem_cli.mcp.server",
+    "zeromem_cli.mcp.schemas",
+    "zeromem_cli.mcp.auth",
+    "zeromem_cli.cli.render_info",
+}
+
+
+def test_mcp_over_stdio_loads_neither_the_sdk_nor_pydantic_nor_anyio(tmp_path: Path) -> None:
     env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
+    request = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "probe", "version": "0"},
+            },
+        }
+    )
     result = subprocess.run(
         [sys.executable, "-c", _PROBE, "mcp", "--db", str(tmp_path / "m.db")],
         env=env,
-        input="",  # the client goes away at once: the server stops
+        cwd=tmp_path,
+        input=request + "\n",  # one answer, then the client goes away: the server stops
         capture_output=True,
         text=True,
         check=True,
     )
+    assert json.loads(result.stdout)["result"]["serverInfo"]["name"] == "zeromem"
     loaded = set(result.stderr.split())
-    assert {"zeromem_cli.mcp.server", "mcp_types"} <= loaded  # the server really started
-    assert not {"rich", "zeromem_cli.cli.render_info"} & loaded
+    assert "zeromem_cli.mcp.stdio" in loaded  # the server really started
+    top_level = {name.split(".")[0] for name in loaded}
+    unexpected = {m for m in _MCP_STDIO_NEVER if m in loaded or m in top_level}
+    assert not unexpected, f"`zeromem mcp` over stdio imported {sorted(unexpected)}"
 
 
 # A hook runs through the console script's fast path (entry.py): no Typer at all, and each

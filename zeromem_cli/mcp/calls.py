@@ -95,7 +95,7 @@ class ToolCalls:
     def __init__(self, box: Toolbox, options: ServerOptions = ServerOptions()) -> None:
         self.box = box
         self.options = options
-        self._lock = threading.Lock()
+        self.store_lock = threading.Lock()  # held for each store call: one at a time
         extra = scope_params(box) if options.allow_scope_override else []
         self.tools: dict[str, Offered] = {
             spec.name: Offered(spec, [*spec.params, *extra])
@@ -138,7 +138,7 @@ class ToolCalls:
         """The tool's work on validated arguments, one call at a time: one SQLite connection
         per process (other processes on the same file wait on SQLite's own lock)."""
         run = self.tools[name].spec.run
-        with self._lock:
+        with self.store_lock:
             return run(self.box, **arguments)
 
 

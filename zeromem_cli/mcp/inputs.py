@@ -110,9 +110,13 @@ def _integer(value: Any) -> int:
 def _boolean(value: Any) -> bool:
     if isinstance(value, bool):
         return value
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float):
+        if not value.is_integer() or abs(value) >= _INT64:
+            raise _Wrong("Input should be a valid boolean")
         value = int(value)
     if isinstance(value, int):
+        if not -_INT64 <= value < _INT64:  # beyond 64 bits: not read as a number at all
+            raise _Wrong("Input should be a valid boolean")
         if value in (0, 1):
             return value == 1
         raise _Wrong("Input should be a valid boolean, unable to interpret input")
