@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -56,8 +55,7 @@ def _box(store: MemoryStore, options: ServerOptions) -> Toolbox:
 def _sdk_listing(server: ZeromemServer) -> dict[str, dict[str, Any]]:
     tools = anyio.run(server.list_tools)
     return {
-        tool.name: tool.model_dump(mode="json", by_alias=True, exclude_none=True)
-        for tool in tools
+        tool.name: tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools
     }
 
 

@@ -92,6 +92,7 @@ class Session:
         self.calls = calls
         self._out = out
         self._write_lock = threading.Lock()
+        self._gone = False
         self._state_lock = threading.Lock()
         self._cancelled: set[str | int] = set()
         self._pending: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
@@ -104,8 +105,13 @@ class Session:
     def send(self, message: dict[str, Any]) -> None:
         data = encode(message)
         with self._write_lock:
-            self._out.write(data)
-            self._out.flush()
+            if self._gone:
+                return
+            try:
+                self._out.write(data)
+                self._out.flush()
+            except OSError:  # the client went away: nothing more can reach it
+                self._gone = True
 
     def _result(self, request_id: str | int, result: dict[str, Any]) -> None:
         self.send({"jsonrpc": "2.0", "id": request_id, "result": result})
