@@ -290,3 +290,4 @@ def collect_garbage(
     if not report.wal_truncated:
         report.notes.append("the WAL could not be truncated: another process was reading")
     return report
+
