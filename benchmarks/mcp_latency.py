@@ -325,8 +325,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="zeromem-mcp-bench-") as tmp:
         os.environ.pop("ZEROMEM_DB", None)
-        if args.python:
-            SERVER.update(python=args.python, cwd=tmp)
+        SERVER.update(python=args.python or sys.executable, cwd=tmp if args.python else str(REPO))
         print(f"Machine: {machine()}")
         print(f"Server: {SERVER['python']} -m zeromem_cli mcp (in {SERVER['cwd']})")
         for count in tiers:

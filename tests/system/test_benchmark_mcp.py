@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,19 @@ def test_mcp_benchmark_prints_both_tables(
     assert "memory_search, no match" in out
     assert "client schema check" in out
     assert results["start_up"]["first_search"] >= results["start_up"]["initialize"] > 0
+
+
+@pytest.mark.slow
+def test_mcp_benchmark_measures_an_installed_server_from_outside_the_checkout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(synthetic, "CACHE", tmp_path / "cache")
+    args = ["--tiers", "300", "--queries", "4", "--runs", "1", "--no-chats"]
+    results = mcp_latency.main([*args, "--python", sys.executable])
+    served = next(line for line in capsys.readouterr().out.splitlines() if "Server:" in line)
+    assert served.startswith(f"Server: {sys.executable} -m zeromem_cli mcp (in ")
+    assert str(mcp_latency.REPO) not in served  # started outside the checkout
+    assert results["start_up"]["first_search"] > 0
 
 
 def test_mcp_benchmark_measures_the_store_of_chat_turns(
