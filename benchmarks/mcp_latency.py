@@ -24,9 +24,11 @@ Tables printed:
 Stores come from ``benchmarks.synthetic`` (cached under benchmarks/.cache/), copied first: the
 server writes access counts and its operations log. ``--quick``: the 10k tier only.
 
-The server runs from this checkout by default. ``--python PATH`` runs it with another
-interpreter instead, from outside the checkout: the zeromem installed there serves (e.g. a
-virtualenv holding a regular, non-editable ``pip install '.[mcp]'``), as users run it.
+The server runs from this checkout by default, started in a temporary folder outside any git
+repository (inside one it would serve that repository's project, which holds none of the
+synthetic memories). ``--python PATH`` runs it with another interpreter instead: the zeromem
+installed there serves (e.g. a virtualenv holding a regular, non-editable ``pip install
+'.[mcp]'``), as users run it.
 """
 
 from __future__ import annotations
@@ -49,17 +51,22 @@ from zeromem_cli import MemoryStore
 TIERS = (10_000, 100_000)
 P50_TARGET_MS = 15.0
 REPO = Path(__file__).resolve().parents[1]
-# The interpreter that runs the server and the folder it starts in (``--python``).
-SERVER = {"python": sys.executable, "cwd": str(REPO)}
+# The interpreter that runs the server (``--python``) and the folder it starts in: a
+# temporary one, outside any git repository, so the server serves the store's memories and
+# not a project of the checkout (``--project auto`` reads the working directory).
+SERVER = {"python": sys.executable, "cwd": str(REPO), "pythonpath": str(REPO)}
 
 
 def _server(db: Path, home: Path) -> Any:
     from mcp import StdioServerParameters
 
+    env = {"ZEROMEM_HOME": str(home)}
+    if SERVER["pythonpath"]:
+        env["PYTHONPATH"] = SERVER["pythonpath"]  # this checkout, wherever the server starts
     return StdioServerParameters(
         command=SERVER["python"],
         args=["-m", "zeromem_cli", "mcp", "--db", str(db)],
-        env={"ZEROMEM_HOME": str(home)},
+        env=env,
         cwd=SERVER["cwd"],
     )
 
@@ -325,7 +332,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="zeromem-mcp-bench-") as tmp:
         os.environ.pop("ZEROMEM_DB", None)
-        SERVER.update(python=args.python or sys.executable, cwd=tmp if args.python else str(REPO))
+        SERVER.update(
+            python=args.python or sys.executable,
+            cwd=tmp,
+            pythonpath="" if args.python else str(REPO),
+        )
         print(f"Machine: {machine()}")
         print(f"Server: {SERVER['python']} -m zeromem_cli mcp (in {SERVER['cwd']})")
         for count in tiers:

@@ -22,7 +22,6 @@ asks. At the end of input the calls already received are answered, then the serv
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import queue
@@ -257,10 +256,19 @@ def _lines(source: BinaryIO) -> Iterable[str]:
         yield raw.decode("utf-8", errors="replace")
 
 
+def _private_copy(fd: int) -> int:
+    """A duplicate of ``fd`` outside the standard range (0-2), not inherited by children."""
+    if sys.platform == "win32":
+        return os.dup(fd)
+    import fcntl
+
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+
+
 def serve_stdio(calls: ToolCalls) -> None:
     """Serve ``calls`` on this process's stdin and stdout until the client closes stdin."""
     sys.stdout.flush()
-    wire_fd = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+    wire_fd = _private_copy(1)
     os.dup2(2, 1)  # a stray write to stdout lands on stderr, never in the protocol
     try:
         with os.fdopen(wire_fd, "wb", closefd=False) as out:
