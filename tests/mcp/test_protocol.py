@@ -130,6 +130,7 @@ def test_every_malformed_message_gets_its_json_rpc_error(tmp_path: Path) -> None
             "",  # blank lines are skipped
             {"jsonrpc": "2.0", "id": 99, "result": {}},  # a response: this server asked nothing
             {"jsonrpc": "2.0", "method": "notifications/unknown"},  # no answer to a notification
+            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": [1]},  # even bad
             _request("last", "ping"),
         ],
     )

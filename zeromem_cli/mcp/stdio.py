@@ -155,12 +155,13 @@ class Session:
         params = message.get("params")
         if params is None:
             params = {}
-        elif not isinstance(params, dict):
-            raise Invalid(INVALID_PARAMS, "Invalid params", "params must be an object")
         if "id" not in message:
-            self._notified(method, params)
+            if isinstance(params, dict):  # a notification is never answered, even malformed
+                self._notified(method, params)
         elif request_id is None:
             raise Invalid(INVALID_REQUEST, "Invalid Request", "id must be a string or an integer")
+        elif not isinstance(params, dict):
+            raise Invalid(INVALID_PARAMS, "Invalid params", "params must be an object")
         else:
             self._requested(request_id, method, params)
 
