@@ -24,11 +24,11 @@ Tables printed:
 Stores come from ``benchmarks.synthetic`` (cached under benchmarks/.cache/), copied first: the
 server writes access counts and its operations log. ``--quick``: the 10k tier only.
 
-The server runs from this checkout by default, started in a temporary folder outside any git
-repository (inside one it would serve that repository's project, which holds none of the
-synthetic memories). ``--python PATH`` runs it with another interpreter instead: the zeromem
-installed there serves (e.g. a virtualenv holding a regular, non-editable ``pip install
-'.[mcp]'``), as users run it.
+The server runs from this checkout by default, started in the system's temporary folder,
+outside any git repository (inside one it would serve that repository's project, which holds
+none of the synthetic memories). ``--python PATH`` runs it with another interpreter instead:
+the zeromem installed there serves (e.g. a virtualenv holding a regular, non-editable ``pip
+install '.[mcp]'``), as users run it.
 """
 
 from __future__ import annotations
@@ -51,10 +51,10 @@ from zeromem_cli import MemoryStore
 TIERS = (10_000, 100_000)
 P50_TARGET_MS = 15.0
 REPO = Path(__file__).resolve().parents[1]
-# The interpreter that runs the server (``--python``) and the folder it starts in: a
-# temporary one, outside any git repository, so the server serves the store's memories and
+# The interpreter that runs the server (``--python``) and where it starts: the system's
+# temporary folder, outside any git repository, so the server serves the store's memories and
 # not a project of the checkout (``--project auto`` reads the working directory).
-SERVER = {"python": sys.executable, "cwd": str(REPO), "pythonpath": str(REPO)}
+SERVER = {"python": sys.executable, "cwd": tempfile.gettempdir(), "pythonpath": str(REPO)}
 
 
 def _server(db: Path, home: Path) -> Any:
@@ -330,27 +330,32 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         else list(TIERS)
     )
     results: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory(prefix="zeromem-mcp-bench-") as tmp:
-        os.environ.pop("ZEROMEM_DB", None)
-        SERVER.update(
-            python=args.python or sys.executable,
-            cwd=tmp,
-            pythonpath="" if args.python else str(REPO),
-        )
-        print(f"Machine: {machine()}")
-        print(f"Server: {SERVER['python']} -m zeromem_cli mcp (in {SERVER['cwd']})")
-        for count in tiers:
-            synthetic.cached_database(count)
-        results["latency"] = [latency(count, args.queries, Path(tmp)) for count in tiers]
-        chats = None if args.quick or args.no_chats else chat_latency(args.queries, Path(tmp))
-        if chats is not None:
-            results["latency"].append(chats)
-        print_latency(results["latency"])
-        print()
-        results["start_up"] = start_up(tiers[-1], args.runs, Path(tmp))
-        print_start_up(results["start_up"], tiers[-1], args.runs)
+    default = dict(SERVER)
+    if args.python:
+        SERVER.update(python=args.python, pythonpath="")  # the install there, not this checkout
+    try:
+        with tempfile.TemporaryDirectory(prefix="zeromem-mcp-bench-") as tmp:
+            _run(args, tiers, Path(tmp), results)
+    finally:
+        SERVER.update(default)
     sys.stdout.flush()
     return results
+
+
+def _run(args: argparse.Namespace, tiers: list[int], tmp: Path, results: dict[str, Any]) -> None:
+    os.environ.pop("ZEROMEM_DB", None)
+    print(f"Machine: {machine()}")
+    print(f"Server: {SERVER['python']} -m zeromem_cli mcp (in {SERVER['cwd']})")
+    for count in tiers:
+        synthetic.cached_database(count)
+    results["latency"] = [latency(count, args.queries, tmp) for count in tiers]
+    chats = None if args.quick or args.no_chats else chat_latency(args.queries, tmp)
+    if chats is not None:
+        results["latency"].append(chats)
+    print_latency(results["latency"])
+    print()
+    results["start_up"] = start_up(tiers[-1], args.runs, tmp)
+    print_start_up(results["start_up"], tiers[-1], args.runs)
 
 
 if __name__ == "__main__":
