@@ -38,15 +38,25 @@ def owners(scope: Scope) -> list[tuple[str, str]]:
 
 def _vectors(backend: Backend, scope: Scope, dim: int, cache: Cache | None) -> blocks.Vectors:
     """The scope's owners' vectors; from ``cache`` (one store's, so one connection's) while
-    the database is unchanged (``Backend.vectors_fingerprint``)."""
+    the database is unchanged (``Backend.vectors_fingerprint``), with only the blocks read
+    again that this store's own writes changed (``Backend.changed_vector_blocks``): an add
+    through the MCP server does not make its next search read every vector again."""
     key = tuple(owners(scope))
     mark = backend.vectors_fingerprint() if cache is not None else None
     cached = cache.get(key) if cache is not None else None
-    if cached is not None and mark is not None and cached[0] == mark:
+    if cached is None or mark is None or cached[1].dim != dim:
+        found = blocks.read(backend, list(key), dim)
+    elif cached[0] == mark:
         return cached[1]
-    found = blocks.read(backend, list(key), dim)
+    else:
+        changed = backend.changed_vector_blocks(cached[0])
+        found = (
+            blocks.read(backend, list(key), dim)
+            if changed is None
+            else blocks.refreshed(cached[1], backend, list(key), changed)
+        )
     if cache is not None and mark is not None:
-        if len(cache) >= _CACHE_OWNERS:
+        if key not in cache and len(cache) >= _CACHE_OWNERS:
             cache.pop(next(iter(cache)))
         cache[key] = (mark, found)
     return found

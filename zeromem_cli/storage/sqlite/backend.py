@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.storage.base import Backend
@@ -18,6 +18,9 @@ from zeromem_cli.storage.records import Row
 from zeromem_cli.storage.sqlite import candidates as lexical
 from zeromem_cli.storage.sqlite import db, fts, memories
 from zeromem_cli.storage.sqlite import match as fts5
+
+if TYPE_CHECKING:
+    from zeromem_cli.storage.vector_blocks import Block
 
 T = TypeVar("T")
 
@@ -369,12 +372,17 @@ class SqliteBackend(Backend):
 
         return vectors.clear(self.conn)
 
-    def vectors_fingerprint(self) -> tuple[int, int] | None:
+    def vectors_fingerprint(self) -> tuple[int, ...] | None:
         from zeromem_cli.storage.sqlite import vectors
 
         return vectors.fingerprint(self.conn)
 
-    def owner_blocks(self, owners: Sequence[tuple[str, str]]) -> list[tuple[bytes, bytes, bytes]]:
+    def changed_vector_blocks(self, since: tuple[int, ...]) -> set[int] | None:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.changed_blocks(self.conn, since)
+
+    def owner_blocks(self, owners: Sequence[tuple[str, str]]) -> list[Block]:
         from zeromem_cli.storage.sqlite import vectors
 
         return vectors.owner_blocks(self.conn, owners)
