@@ -52,20 +52,22 @@ def clear(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM vector_blocks")
 
 
-def fingerprint(conn: sqlite3.Connection) -> tuple[int, ...] | None:
+def fingerprint(conn: sqlite3.Connection) -> tuple[int, ...]:
     """Changes whenever the stored vectors may have: another connection committed
-    (``data_version``) or this one wrote a block. What a process's cache of vectors is
-    checked against; None inside a transaction (what it reads may yet be rolled back)."""
-    if conn.in_transaction:
-        return None
+    (``data_version``), this one wrote a block or rolled a transaction back (what a cache
+    read inside it may be undone). What a process's cache of vectors is checked against."""
     return int(conn.execute("PRAGMA data_version").fetchone()[0]), *_WRITES.mark(conn)
+
+
+def rolled_back(conn: sqlite3.Connection) -> None:
+    """A transaction of ``conn`` rolled back: every block may differ from what was read."""
+    _WRITES.wrote(conn)
 
 
 def changed_blocks(conn: sqlite3.Connection, since: tuple[int, ...]) -> set[int] | None:
     """The blocks this connection wrote since the ``fingerprint`` ``since``, when nothing
     else may have changed; None when another connection committed meanwhile."""
-    now = fingerprint(conn)
-    if now is None or now[0] != since[0]:
+    if fingerprint(conn)[0] != since[0]:
         return None
     return _WRITES.since(conn, (since[1], since[2]))
 
@@ -74,8 +76,9 @@ def owner_blocks(conn: sqlite3.Connection, owners: Sequence[tuple[str, str]]) ->
     """Every block of these owners (user, project)."""
     return vector_blocks.owner_blocks(
         lambda user, project: conn.execute(
-            "SELECT id, ids, scales, vectors FROM vector_blocks WHERE user = ? AND project = ? "
-            "ORDER BY id",
+            # No ORDER BY: SQLite would then walk every block by id instead of the owner's
+            # index (``semantic.blocks.Vectors`` orders them).
+            "SELECT id, ids, scales, vectors FROM vector_blocks WHERE user = ? AND project = ?",
             (user, project),
         ).fetchall(),
         owners,
