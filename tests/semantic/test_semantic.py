@@ -216,6 +216,17 @@ def test_without_the_extra_one_line_says_so_and_words_still_work(tmp_path: Path,
         assert found.stderr.count("\n") == 1
         assert "semantic recall unavailable" in found.stderr
         assert "Traceback" not in found.stderr
+    # pack makes the question's vector on a thread (semantic.pending): the same one line,
+    # told once, and the words' pack.
+    packed = subprocess.run(
+        [sys.executable, "-c", _BLOCKED, "pack", "PostgreSQL host", "--db", str(db)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert packed.returncode == 0
+    assert FILLER[0] in packed.stdout
+    assert packed.stderr == found.stderr
     with MemoryStore(db, settings=StoreSettings(semantic="off")) as store:
         assert vectors_of(store) == {}
 
