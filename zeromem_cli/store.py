@@ -362,11 +362,17 @@ class MemoryStore:
         now = self.now()
         dense = parsed is not None and bool(query.strip()) and self.semantic.wanted(semantic)
         # The question's vector (a retry reuses it). Made beside the lexical search when the
-        # model is already loaded (a long-lived process); a cold one first checks whether the
-        # words settle the page, which then imports nothing (``semantic.pending``).
-        pending = self.semantic.pending(query, semantic) if dense else None
-        if pending is not None and self.semantic.ready():
-            pending.start()
+        # model is already loaded (a long-lived process), which also ranks the vectors it
+        # holds there; a cold one first checks whether the words settle the page, which then
+        # imports nothing (``semantic.pending``).
+        pending = None
+        if dense and self.semantic.ready():
+            from zeromem_cli.semantic.recall import held
+
+            vectors = held(self.semantic.cache, self.scope)
+            pending = self.semantic.pending(query, semantic, vectors).start()
+        elif dense:
+            pending = self.semantic.pending(query, semantic)
 
         def run(backend: Backend) -> builtins.list[tuple[Any, float]]:
             if parsed is None:

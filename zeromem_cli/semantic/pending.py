@@ -27,10 +27,16 @@ class Pending:
     (or makes it here, when not started) and gives the vector, or None when the model cannot
     load (the store is told once, as without a thread)."""
 
-    def __init__(self, semantic: Semantic, query: str, given: bool | None = None) -> None:
+    def __init__(
+        self, semantic: Semantic, query: str, given: bool | None = None, vectors: Any = None
+    ) -> None:
         self._semantic = semantic
         self._query = query
         self._given = given
+        # The vectors a long-lived store holds for the scope (``recall.held``): ranked on the
+        # thread too, used if they are still current when the search gets there.
+        self._vectors = vectors
+        self._ranked: tuple[Any, Any] | None = None
         self._thread: threading.Thread | None = None
         self._done = False
         self._vector: Any = None
@@ -53,9 +59,20 @@ class Pending:
             self._semantic.failed(error)
         return self._vector
 
+    def similarities(self, vectors: Any) -> Any:
+        """The question's cosine similarity with each of ``vectors`` (``blocks.Vectors``):
+        those ranked on the thread when they are the same vectors."""
+        vector = self.result()
+        ranked = self._ranked
+        if ranked is not None and ranked[0] is vectors:
+            return ranked[1]
+        return vectors.similarities(vector)
+
     def _make(self) -> None:
         try:
             self._vector = self._semantic.query_vector(self._query, self._given)
+            if self._vector is not None and self._vectors is not None:
+                self._ranked = (self._vectors, self._vectors.similarities(self._vector))
         except BaseException as exc:  # told by ``result`` in the caller's thread
             self._error = exc
         finally:

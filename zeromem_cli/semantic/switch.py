@@ -124,11 +124,12 @@ class Semantic:
         self._last = (key, vector)
         return vector
 
-    def pending(self, query: str, given: bool | None = None) -> Pending:
-        """``query``'s vector, to be made (``Pending.start`` makes it on a thread)."""
+    def pending(self, query: str, given: bool | None = None, vectors: Any = None) -> Pending:
+        """``query``'s vector, to be made (``Pending.start`` makes it on a thread, and ranks
+        ``vectors`` by it there when given)."""
         from zeromem_cli.semantic.pending import Pending
 
-        return Pending(self, query, given)
+        return Pending(self, query, given, vectors)
 
     def failed(self, exc: BaseException) -> None:
         """The model did not load: tell it once and go on by words (anything else raises)."""
