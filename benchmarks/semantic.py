@@ -540,9 +540,9 @@ def _tier(tier: int, model: Embedder, workdir: Path) -> Path:
     from benchmarks.speed import fresh_copy
     from zeromem_cli.semantic import blocks
 
-    cached = (
-        CACHE / f"semantic-tier-{tier}-g{synthetic.GENERATOR_VERSION}-i{synthetic.INDEX_VERSION}.db"
-    )
+    # Named after the synthetic store it is built from (its schema version too): a tier of an
+    # older schema was migrated by the first cold process that opened it.
+    cached = CACHE / f"semantic-tier-{synthetic.cached_database(tier).stem}.db"
     if not cached.is_file():
         building = fresh_copy(synthetic.cached_database(tier), workdir)
         with MemoryStore(building, settings=StoreSettings(semantic="off")) as store:
