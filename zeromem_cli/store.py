@@ -361,18 +361,10 @@ class MemoryStore:
         parsed = None if fts else parse_query(query)
         now = self.now()
         dense = parsed is not None and bool(query.strip()) and self.semantic.wanted(semantic)
-        # The question's vector (a retry reuses it). Made beside the lexical search when the
-        # model is already loaded (a long-lived process), which also ranks the vectors it
-        # holds there; a cold one first checks whether the words settle the page, which then
-        # imports nothing (``semantic.pending``).
-        pending = None
-        if dense and self.semantic.ready():
-            from zeromem_cli.semantic.recall import held
-
-            vectors = held(self.semantic.cache, self.scope)
-            pending = self.semantic.pending(query, semantic, vectors).start()
-        elif dense:
-            pending = self.semantic.pending(query, semantic)
+        # The question's vector (a retry reuses it), made only once the words leave the page
+        # open: made beside the lexical search, it cost the MCP server an embedding for
+        # every question its words settle (``python -m benchmarks.semantic --costs``).
+        pending = self.semantic.pending(query, semantic) if dense else None
 
         def run(backend: Backend) -> builtins.list[tuple[Any, float]]:
             if parsed is None:

@@ -4,13 +4,14 @@ A cold process pays numpy's import, the model's load and the question's embeddin
 dense hit can be ranked; a long-lived one (the MCP server) pays the embedding. None of it
 needs the database, and all of it but the import waits in C with the GIL released (ctypes
 calls into the engine), as SQLite does while the lexical search reads: on a thread the two
-overlap, and a search or a pack costs about the longer of them instead of their sum
-(``python -m benchmarks.semantic --costs``: the prompt hook, MCP ``memory_search``).
+overlap, and a pack costs about the longer of them instead of their sum (``python -m
+benchmarks.semantic --costs``: the prompt hook).
 
-Started only where the dense hits are likely wanted (``MemoryStore.pack``, whose pool is
-rarely settled by words alone, and a search in a process whose model is already loaded); a
-cold ``search`` still decides first (``need.settled``) so a page its words settle imports
-nothing. Imports nothing heavy itself.
+Started only where the dense hits are likely wanted: ``MemoryStore.pack``, whose pool is
+rarely settled by words alone. ``search`` decides first (``need.settled``): a page its words
+settle then imports and embeds nothing. Made beside the search in the MCP server, the
+embeddings of the questions its words settle cost more CPU a call than the overlap saved
+(``--costs``, the MCP rows). Imports nothing heavy itself.
 """
 
 from __future__ import annotations
@@ -27,16 +28,10 @@ class Pending:
     (or makes it here, when not started) and gives the vector, or None when the model cannot
     load (the store is told once, as without a thread)."""
 
-    def __init__(
-        self, semantic: Semantic, query: str, given: bool | None = None, vectors: Any = None
-    ) -> None:
+    def __init__(self, semantic: Semantic, query: str, given: bool | None = None) -> None:
         self._semantic = semantic
         self._query = query
         self._given = given
-        # The vectors a long-lived store holds for the scope (``recall.held``): ranked on the
-        # thread too, used if they are still current when the search gets there.
-        self._vectors = vectors
-        self._ranked: tuple[Any, Any] | None = None
         self._thread: threading.Thread | None = None
         self._done = False
         self._vector: Any = None
@@ -59,20 +54,9 @@ class Pending:
             self._semantic.failed(error)
         return self._vector
 
-    def similarities(self, vectors: Any) -> Any:
-        """The question's cosine similarity with each of ``vectors`` (``blocks.Vectors``):
-        those ranked on the thread when they are the same vectors."""
-        vector = self.result()
-        ranked = self._ranked
-        if ranked is not None and ranked[0] is vectors:
-            return ranked[1]
-        return vectors.similarities(vector)
-
     def _make(self) -> None:
         try:
             self._vector = self._semantic.query_vector(self._query, self._given)
-            if self._vector is not None and self._vectors is not None:
-                self._ranked = (self._vectors, self._vectors.similarities(self._vector))
         except BaseException as exc:  # told by ``result`` in the caller's thread
             self._error = exc
         finally:

@@ -62,13 +62,6 @@ def _vectors(backend: Backend, scope: Scope, dim: int, cache: Cache | None) -> b
     return found
 
 
-def held(cache: Cache, scope: Scope) -> blocks.Vectors | None:
-    """The vectors ``cache`` holds for ``scope``, current or not (``Pending`` ranks them on
-    its thread; ``nearest`` uses that only if they are still what ``_vectors`` gives)."""
-    found = cache.get(tuple(owners(scope)))
-    return None if found is None else found[1]
-
-
 def nearest(
     backend: Backend,
     scope: Scope,
@@ -77,17 +70,15 @@ def nearest(
     query: np.ndarray,
     want: int,
     cache: Cache | None = None,
-    pending: Pending | None = None,
 ) -> list[tuple[Any, float]]:
     """Up to ``want`` (memory row, cosine similarity) pairs, most similar first, among the
-    memories ``scope`` and ``filters`` admit whose vector is of their current content.
-    ``pending``: where ``query`` came from (it may have ranked these vectors already)."""
+    memories ``scope`` and ``filters`` admit whose vector is of their current content."""
     if want <= 0:
         return []
     vectors = _vectors(backend, scope, int(query.shape[0]), cache)
     if not len(vectors):
         return []
-    sims = vectors.similarities(query) if pending is None else pending.similarities(vectors)
+    sims = vectors.similarities(query)
     first = min(len(sims), 4 * want + 64)
     top = np.argpartition(-sims, first - 1)[:first]
     order = top[np.argsort(-sims[top], kind="stable")]
@@ -138,7 +129,5 @@ def joined(
     vector = query.result() if isinstance(query, Pending) else query
     if vector is None:  # the model did not load (told once): words alone
         return list(lexical[:limit])
-    made = query if isinstance(query, Pending) else None
-    want = min(limit, dense_limit or limit)
-    dense = nearest(backend, scope, now, filters, vector, want, cache, made)
+    dense = nearest(backend, scope, now, filters, vector, min(limit, dense_limit or limit), cache)
     return semantic_merge(lexical, dense, limit, holding(words), tuning)

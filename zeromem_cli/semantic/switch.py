@@ -8,7 +8,6 @@ variable ``ZEROMEM_SEARCH_SEMANTIC`` sets it for every face, the library include
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
@@ -91,12 +90,6 @@ class Semantic:
             return False
         return chosen == "on" or installed(self.spec)
 
-    def ready(self) -> bool:
-        """Whether the model is already loaded in this process (a long-lived one): then a
-        question costs its embedding only, and starting it early costs nothing else."""
-        module = sys.modules.get("zeromem_cli.semantic.embedder")
-        return module is not None and self.spec in getattr(module, "_LOADED", {})
-
     def embedder(self, given: bool | None = None) -> Embedder | None:
         """The model, if wanted and loadable; None otherwise (the reason told once)."""
         if not self.wanted(given):
@@ -124,12 +117,11 @@ class Semantic:
         self._last = (key, vector)
         return vector
 
-    def pending(self, query: str, given: bool | None = None, vectors: Any = None) -> Pending:
-        """``query``'s vector, to be made (``Pending.start`` makes it on a thread, and ranks
-        ``vectors`` by it there when given)."""
+    def pending(self, query: str, given: bool | None = None) -> Pending:
+        """``query``'s vector, to be made (``Pending.start`` makes it on a thread)."""
         from zeromem_cli.semantic.pending import Pending
 
-        return Pending(self, query, given, vectors)
+        return Pending(self, query, given)
 
     def failed(self, exc: BaseException) -> None:
         """The model did not load: tell it once and go on by words (anything else raises)."""
