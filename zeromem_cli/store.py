@@ -362,8 +362,7 @@ class MemoryStore:
         now = self.now()
         dense = parsed is not None and bool(query.strip()) and self.semantic.wanted(semantic)
         # The question's vector (a retry reuses it), made only once the words leave the page
-        # open: made beside the lexical search, it cost the MCP server an embedding for
-        # every question its words settle (``python -m benchmarks.semantic --costs``).
+        # open (``semantic.pending``).
         pending = self.semantic.pending(query, semantic) if dense else None
 
         def run(backend: Backend) -> builtins.list[tuple[Any, float]]:
@@ -437,10 +436,10 @@ class MemoryStore:
 
         asked: PackRequest = changed(request or PackRequest(), changes)
         now = self.now()
-        # A pack's pool is rarely settled by words alone: the question's vector is made on a
-        # thread while the lexical candidates are read (``semantic.pending``).
+        # The question's vector, made only if the lexical pool leaves room for a dense hit
+        # (``semantic.pending``).
         dense = bool(query and query.strip()) and self.semantic.wanted(asked.semantic)
-        pending = self.semantic.pending(query or "", asked.semantic).start() if dense else None
+        pending = self.semantic.pending(query or "", asked.semantic) if dense else None
         found = None if pending is None else (pending, self.semantic.cache)
         with self.operation("pack") as entry:
             result = self.backend.read(

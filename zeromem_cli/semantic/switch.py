@@ -104,7 +104,7 @@ class Semantic:
 
     def query_vector(self, query: str, given: bool | None = None) -> Any:
         """The vector of ``query`` (None: off, or blank); raises ``SemanticUnavailable`` when
-        the model cannot load (``failed`` tells it): ``Pending`` calls this on a thread."""
+        the model cannot load (``failed`` tells it)."""
         if not query.strip() or not self.wanted(given):
             return None
         key = (self.spec, query)
@@ -118,7 +118,7 @@ class Semantic:
         return vector
 
     def pending(self, query: str, given: bool | None = None) -> Pending:
-        """``query``'s vector, to be made (``Pending.start`` makes it on a thread)."""
+        """``query``'s vector, made when first asked for (``Pending.result``)."""
         from zeromem_cli.semantic.pending import Pending
 
         return Pending(self, query, given)
