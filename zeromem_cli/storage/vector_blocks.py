@@ -107,6 +107,11 @@ class WriteLog:
             log = self._logs[key]
         log.extend(named)
 
+    def forget(self, conn: object) -> None:
+        """A closed connection's log (its ``id`` may be another's next)."""
+        self._logs.pop(id(conn), None)
+        self._eras.pop(id(conn), None)
+
     def mark(self, conn: object) -> tuple[int, int]:
         """Where this connection's log stands."""
         key = id(conn)

@@ -5,6 +5,7 @@ modules a hot command does not need (``bulk``, ``oplog``) load on first use."""
 from __future__ import annotations
 
 import sqlite3
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timedelta
@@ -39,6 +40,9 @@ class SqliteBackend(Backend):
         return self.conn
 
     def close(self) -> None:
+        vectors = sys.modules.get("zeromem_cli.storage.sqlite.vectors")
+        if vectors is not None:  # loaded: this connection may have a log of written blocks
+            vectors.closed(self.conn)
         self.conn.close()
 
     # -- reads, transactions, errors ---------------------------------------------------------

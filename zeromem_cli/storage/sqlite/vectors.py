@@ -59,6 +59,11 @@ def fingerprint(conn: sqlite3.Connection) -> tuple[int, ...]:
     return int(conn.execute("PRAGMA data_version").fetchone()[0]), *_WRITES.mark(conn)
 
 
+def closed(conn: sqlite3.Connection) -> None:
+    """``conn`` is closing: its log of written blocks goes with it."""
+    _WRITES.forget(conn)
+
+
 def rolled_back(conn: sqlite3.Connection) -> None:
     """A transaction of ``conn`` rolled back: every block may differ from what was read."""
     _WRITES.wrote(conn)
