@@ -216,7 +216,7 @@ def test_without_the_extra_one_line_says_so_and_words_still_work(tmp_path: Path,
         assert found.stderr.count("\n") == 1
         assert "semantic recall unavailable" in found.stderr
         assert "Traceback" not in found.stderr
-    # pack makes the question's vector on a thread (semantic.pending): the same one line,
+    # pack makes the question's vector when its pool needs it (semantic.pending): one line,
     # told once, and the words' pack.
     packed = subprocess.run(
         [sys.executable, "-c", _BLOCKED, "pack", "PostgreSQL host", "--db", str(db)],
