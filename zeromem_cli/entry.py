@@ -18,16 +18,23 @@ are unaffected: ``zeromem_cli.cli.main`` itself changes no collector setting.
 
 ``zeromem hook ...`` (an agent harness's hook, run on every prompt) skips the CLI altogether:
 ``integrations.hooks.fastpath`` parses its fixed command line itself.
+
+zeromem's own processes run numpy's BLAS on one thread (unless ``OPENBLAS_NUM_THREADS`` says
+otherwise): semantic recall multiplies 1,024 vectors at a time, too few for more threads, and
+starting OpenBLAS's threads cost a cold process ~30 ms of CPU when numpy loads (``python -m
+benchmarks.semantic --costs``). A library user's process keeps its own setting.
 """
 
 from __future__ import annotations
 
 import gc
+import os
 import sys
 
 
 def main() -> None:
     """Console-script entry point."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if sys.argv[1:2] == ["hook"]:
         # An agent harness runs this on every prompt: no Typer, no collector (the run is
         # short and bounded by its own time limit); see integrations/hooks/fastpath.py.

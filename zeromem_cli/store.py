@@ -361,13 +361,15 @@ class MemoryStore:
         parsed = None if fts else parse_query(query)
         now = self.now()
         dense = parsed is not None and bool(query.strip()) and self.semantic.wanted(semantic)
-        vectors: builtins.list[Any] = []  # the question's, once computed (a retry reuses it)
+        # The question's vector (a retry reuses it), made only once the words leave the page
+        # open (``semantic.pending``).
+        pending = self.semantic.pending(query, semantic) if dense else None
 
         def run(backend: Backend) -> builtins.list[tuple[Any, float]]:
             if parsed is None:
                 return run_fts_search(backend, self.scope, now, query, **options)
             found = run_search(backend, self.scope, now, parsed, as_of=as_of, **options)
-            if not dense:
+            if pending is None:
                 return found
             from zeromem_cli.semantic.need import settled
 
@@ -376,9 +378,7 @@ class MemoryStore:
                 parsed.content, found, options["filters"], options["limit"], options["ranking"]
             ):
                 return found
-            if not vectors:
-                vectors.append(self.query_vector(query, semantic))
-            vector = vectors[0]
+            vector = pending.result()
             if vector is None:
                 return found
             from zeromem_cli.semantic.recall import joined
@@ -404,10 +404,7 @@ class MemoryStore:
     def query_vector(self, query: str, semantic: bool | None = None) -> Any:
         """The question's vector (numpy), or None when semantic recall is off or unavailable
         or the question is blank."""
-        if not query.strip():
-            return None
-        embedder = self.semantic.embedder(semantic)
-        return None if embedder is None else embedder.queries([query])[0]
+        return self.semantic.pending(query, semantic).result()
 
     def history(self, memory_id: int) -> builtins.list[HistoryEntry]:
         """Every version of a memory, oldest first; the last one is the current version."""
@@ -439,8 +436,11 @@ class MemoryStore:
 
         asked: PackRequest = changed(request or PackRequest(), changes)
         now = self.now()
-        vector = self.query_vector(query, asked.semantic) if query else None
-        found = None if vector is None else (vector, self.semantic.cache)
+        # The question's vector, made only if the lexical pool leaves room for a dense hit
+        # (``semantic.pending``).
+        dense = bool(query and query.strip()) and self.semantic.wanted(asked.semantic)
+        pending = self.semantic.pending(query or "", asked.semantic) if dense else None
+        found = None if pending is None else (pending, self.semantic.cache)
         with self.operation("pack") as entry:
             result = self.backend.read(
                 lambda backend: pack(backend, self.scope, now, query, asked, found)

@@ -216,6 +216,17 @@ def test_without_the_extra_one_line_says_so_and_words_still_work(tmp_path: Path,
         assert found.stderr.count("\n") == 1
         assert "semantic recall unavailable" in found.stderr
         assert "Traceback" not in found.stderr
+    # pack makes the question's vector when its pool needs it (semantic.pending): one line,
+    # told once, and the words' pack.
+    packed = subprocess.run(
+        [sys.executable, "-c", _BLOCKED, "pack", "PostgreSQL host", "--db", str(db)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert packed.returncode == 0
+    assert FILLER[0] in packed.stdout
+    assert packed.stderr == found.stderr
     with MemoryStore(db, settings=StoreSettings(semantic="off")) as store:
         assert vectors_of(store) == {}
 
@@ -390,31 +401,42 @@ def test_a_capture_with_semantic_off_stores_no_vectors(tmp_path: Path) -> None:
 def test_a_long_lived_store_reads_vectors_again_only_when_they_change(tmp_path: Path) -> None:
     from zeromem_cli.semantic import blocks
 
-    reads: list[int] = []
-    real = blocks.read
+    reads: list[str] = []
+    real_read, real_refreshed = blocks.read, blocks.refreshed
 
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        reads.append(1)
-        return real(*args, **kwargs)
+    def counted(name: str, real: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            reads.append(name)
+            return real(*args, **kwargs)
+
+        return call
 
     path = tmp_path / "m.db"
     with MemoryStore(path) as db:
         first = db.add(FILLER[0])
         for text in [*FILLER[1:], EN[0]]:
             db.add(text)
-        blocks.read = counted  # type: ignore[assignment]
+        blocks.read = counted("all", real_read)  # type: ignore[assignment]
+        blocks.refreshed = counted("changed", real_refreshed)  # type: ignore[assignment]
         try:
             assert EN[0] in [m.content for m in db.search(EN[1], 3)]
             db.touch([first.id])  # a write that leaves the vectors as they were
             assert EN[0] in [m.content for m in db.search(EN[1], 3)]
-            assert len(reads) == 1
-            db.update(first.id, content="Deploys to staging ship with make ship-it now.")
-            db.search(EN[1], 3)
-            assert len(reads) == 2  # this connection changed a vector
+            assert reads == ["all"]
+            # This connection's own writes: only the blocks they changed are read again,
+            # and the cached vectors follow them (the new text's meaning, a purged one gone).
+            db.update(first.id, content=ZH[0])
+            assert [m.content for m in db.search(ZH[1], 1)] == [ZH[0]]
+            gone = db.add("The office coffee machine is descaled every second Tuesday.")
+            asked = "how often does someone clean the espresso maker at work?"
+            assert gone.id in [m.id for m in db.search(asked, 3)]
+            db.purge([gone.id])
+            assert gone.id not in [m.id for m in db.search(asked, 10)]
+            assert reads == ["all", "changed", "changed", "changed"]
             with MemoryStore(path) as other:  # another connection commits a vector
                 other.add("The test environment is reset every night.")
             found = [m.content for m in db.search("test environment reset nightly", 3)]
-            assert len(reads) == 3
+            assert reads[-1] == "all"
             assert "The test environment is reset every night." in found
         finally:
-            blocks.read = real  # type: ignore[assignment]
+            blocks.read, blocks.refreshed = real_read, real_refreshed  # type: ignore[assignment]

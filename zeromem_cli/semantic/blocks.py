@@ -11,6 +11,7 @@ transaction.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -32,16 +33,25 @@ def quantised(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return scales, components
 
 
+# One block's arrays: its owner's place among the owners read, ids, scales, int8 components.
+Part = tuple[int, np.ndarray, np.ndarray, np.ndarray]
+
+
 class Vectors:
     """An owner's vectors read from the store: ids and scales in one array each, the int8
     components as one array per block (views on the bytes read: joining 100k vectors into
     one array cost a cold search more than ranking them, ``python -m benchmarks.semantic
-    --costs``)."""
+    --costs``). Kept by block, so that a long-lived process reads again only the blocks its
+    own writes changed (``refreshed``)."""
 
-    def __init__(self, ids: np.ndarray, scales: np.ndarray, parts: Sequence[np.ndarray]) -> None:
-        self.ids = ids
-        self.scales = scales
-        self.parts = list(parts)
+    def __init__(self, by_block: dict[int, Part], dim: int) -> None:
+        self.by_block = by_block
+        self.dim = dim
+        order = sorted(by_block, key=lambda block_id: (by_block[block_id][0], block_id))
+        parts = [by_block[block_id] for block_id in order]
+        self.ids = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
+        self.scales = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, np.float32)
+        self.parts = [p[3] for p in parts]
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -59,21 +69,57 @@ class Vectors:
         return out * self.scales
 
 
-def _none(dim: int) -> Vectors:
-    return Vectors(np.zeros(0, np.int64), np.zeros(0, np.float32), [np.zeros((0, dim), np.int8)])
+def _part(owner: int, ids: bytes, scales: bytes, vectors: bytes, dim: int) -> Part | None:
+    """A block's arrays; None when its vectors are not ``dim`` wide (another model's)."""
+    if len(vectors) != len(ids) // 8 * dim:
+        return None
+    return (
+        owner,
+        np.frombuffer(ids, dtype="<i8"),
+        np.frombuffer(scales, dtype="<f4"),
+        np.frombuffer(vectors, dtype=np.int8).reshape(-1, dim),
+    )
 
 
 def read(backend: Backend, owners: Sequence[tuple[str, str]], dim: int) -> Vectors:
     """Every vector of these owners (a few rows per 1,000 memories)."""
-    blocks = backend.owner_blocks(owners)
-    if not blocks:
-        return _none(dim)
-    ids = np.frombuffer(b"".join(b[0] for b in blocks), dtype="<i8")
-    scales = np.frombuffer(b"".join(b[1] for b in blocks), dtype="<f4")
-    if any(len(b[2]) != len(b[0]) // 8 * dim for b in blocks):  # another model's size
-        return _none(dim)
-    parts = [np.frombuffer(b[2], dtype=np.int8).reshape(-1, dim) for b in blocks]
-    return Vectors(ids, scales, parts)
+    places = {owner: n for n, owner in enumerate(dict.fromkeys(owners))}
+    by_block: dict[int, Part] = {}
+    for owner, found in _by_owner(backend, list(places)):
+        for block in found:
+            part = _part(places[owner], block.ids, block.scales, block.vectors, dim)
+            if part is None:  # another model's size
+                return Vectors({}, dim)
+            by_block[block.id] = part
+    return Vectors(by_block, dim)
+
+
+def _by_owner(backend: Backend, owners: list[tuple[str, str]]) -> list[tuple[Any, list[Any]]]:
+    return [(owner, backend.owner_blocks([owner])) for owner in owners]
+
+
+def refreshed(
+    vectors: Vectors, backend: Backend, owners: Sequence[tuple[str, str]], changed: set[int]
+) -> Vectors:
+    """``vectors`` with the ``changed`` blocks read again (gone, rewritten, new, or another
+    owner's: left out): what this process's own writes changed, without reading the rest."""
+    places = {owner: n for n, owner in enumerate(dict.fromkeys(owners))}
+    by_block = dict(vectors.by_block)
+    for block_id in changed:
+        by_block.pop(block_id, None)
+        row = backend.vector_block(block_id)
+        if row is None or (row["user"], row["project"]) not in places:
+            continue
+        ids, scales, comps = _blobs_of(row)
+        part = _part(places[(row["user"], row["project"])], ids, scales, comps, vectors.dim)
+        if part is None:
+            return read(backend, owners, vectors.dim)
+        by_block[block_id] = part
+    return Vectors(by_block, vectors.dim)
+
+
+def _blobs_of(row: Any) -> tuple[bytes, bytes, bytes]:
+    return bytes(row["ids"]), bytes(row["scales"]), bytes(row["vectors"])
 
 
 def _arrays(row: object, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

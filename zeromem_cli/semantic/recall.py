@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 
 from zeromem_cli.models import Filters, Scope
-from zeromem_cli.ranking.factors import semantic_merge
+from zeromem_cli.ranking.factors import semantic_merge, semantic_settled
 from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
 from zeromem_cli.semantic import blocks
 from zeromem_cli.semantic.need import holding
+from zeromem_cli.semantic.pending import Pending
 from zeromem_cli.storage.base import Backend
 
 # Owners' vectors a store keeps between searches (``Semantic.cache``), at most this many.
@@ -37,15 +38,25 @@ def owners(scope: Scope) -> list[tuple[str, str]]:
 
 def _vectors(backend: Backend, scope: Scope, dim: int, cache: Cache | None) -> blocks.Vectors:
     """The scope's owners' vectors; from ``cache`` (one store's, so one connection's) while
-    the database is unchanged (``Backend.vectors_fingerprint``)."""
+    the database is unchanged (``Backend.vectors_fingerprint``), with only the blocks read
+    again that this store's own writes changed (``Backend.changed_vector_blocks``): an add
+    through the MCP server does not make its next search read every vector again."""
     key = tuple(owners(scope))
     mark = backend.vectors_fingerprint() if cache is not None else None
     cached = cache.get(key) if cache is not None else None
-    if cached is not None and mark is not None and cached[0] == mark:
+    if cached is None or mark is None or cached[1].dim != dim:
+        found = blocks.read(backend, list(key), dim)
+    elif cached[0] == mark:
         return cached[1]
-    found = blocks.read(backend, list(key), dim)
+    else:
+        changed = backend.changed_vector_blocks(cached[0])
+        found = (
+            blocks.read(backend, list(key), dim)
+            if changed is None
+            else blocks.refreshed(cached[1], backend, list(key), changed)
+        )
     if cache is not None and mark is not None:
-        if len(cache) >= _CACHE_OWNERS:
+        if key not in cache and len(cache) >= _CACHE_OWNERS:
             cache.pop(next(iter(cache)))
         cache[key] = (mark, found)
     return found
@@ -98,7 +109,7 @@ def joined(
     lexical: Sequence[tuple[Any, float]],
     filters: Filters,
     limit: int,
-    query: np.ndarray,
+    query: np.ndarray | Pending,
     cache: Cache | None = None,
     tuning: Tuning = DEFAULT_TUNING,
     dense_limit: int | None = None,
@@ -106,10 +117,17 @@ def joined(
     """The lexical hits of a search with the nearest memories merged in
     (``ranking.factors.semantic_merge``), at most ``dense_limit`` of them (pack: its pool is
     far larger than a page, and filling it with dense hits crowded out better ones).
-    ``words``: the question's content words (how much of it a lexical hit holds)."""
+    ``words``: the question's content words (how much of it a lexical hit holds);
+    ``query``: the question's vector, or its ``Pending`` (waited for only when the dense hits
+    could change the page)."""
     if tuning.semantic_floor > 1.0:  # switched off (the ablation's way)
         return list(lexical[:limit])
     if filters.min_score is not None:
         return list(lexical[:limit])  # a score threshold is a lexical one: no similarity passes
-    dense = nearest(backend, scope, now, filters, query, min(limit, dense_limit or limit), cache)
+    if semantic_settled(lexical, limit, holding(words), tuning):
+        return list(lexical[:limit])  # what the merge would give: no need to wait for ``query``
+    vector = query.result() if isinstance(query, Pending) else query
+    if vector is None:  # the model did not load (told once): words alone
+        return list(lexical[:limit])
+    dense = nearest(backend, scope, now, filters, vector, min(limit, dense_limit or limit), cache)
     return semantic_merge(lexical, dense, limit, holding(words), tuning)

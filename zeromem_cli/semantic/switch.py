@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from zeromem_cli.semantic.embedder import Embedder
+    from zeromem_cli.semantic.pending import Pending
 
 ENV = "ZEROMEM_SEARCH_SEMANTIC"
 MODEL_ENV = "ZEROMEM_SEARCH_SEMANTIC_MODEL"
@@ -78,6 +79,9 @@ class Semantic:
         # Vectors read by this store's searches, kept while its database is unchanged
         # (``semantic.recall``): a long-lived process (the MCP server) reads them once.
         self.cache: dict[Any, Any] = {}
+        # The last question embedded and its vector: a hook packs again, smaller, for the
+        # same prompt when its first pack overflows the harness's limit.
+        self._last: tuple[tuple[str, str], Any] | None = None
 
     def wanted(self, given: bool | None = None) -> bool:
         """Whether a call should use it (``given``: the call's own flag, None: the store's)."""
@@ -95,7 +99,36 @@ class Semantic:
         try:
             return load(self.spec)
         except SemanticUnavailable as exc:
-            self._failed = True
-            if self.notice is not None:
-                self.notice(str(exc))
+            self.failed(exc)
             return None
+
+    def query_vector(self, query: str, given: bool | None = None) -> Any:
+        """The vector of ``query`` (None: off, or blank); raises ``SemanticUnavailable`` when
+        the model cannot load (``failed`` tells it)."""
+        if not query.strip() or not self.wanted(given):
+            return None
+        key = (self.spec, query)
+        last = self._last
+        if last is not None and last[0] == key:
+            return last[1]
+        from zeromem_cli.semantic.embedder import load
+
+        vector = load(self.spec).queries([query])[0]
+        self._last = (key, vector)
+        return vector
+
+    def pending(self, query: str, given: bool | None = None) -> Pending:
+        """``query``'s vector, made when first asked for (``Pending.result``)."""
+        from zeromem_cli.semantic.pending import Pending
+
+        return Pending(self, query, given)
+
+    def failed(self, exc: BaseException) -> None:
+        """The model did not load: tell it once and go on by words (anything else raises)."""
+        from zeromem_cli.semantic.embedder import SemanticUnavailable
+
+        if not isinstance(exc, SemanticUnavailable):
+            raise exc
+        self._failed = True
+        if self.notice is not None:
+            self.notice(str(exc))

@@ -23,11 +23,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.storage.query import CandidateQuery, Match
 from zeromem_cli.storage.records import Row
+
+if TYPE_CHECKING:
+    from zeromem_cli.storage.vector_blocks import Block
 
 T = TypeVar("T")
 
@@ -387,12 +390,17 @@ class Backend(ABC):
         """Drop every vector."""
 
     @abstractmethod
-    def vectors_fingerprint(self) -> tuple[int, int] | None:
+    def vectors_fingerprint(self) -> tuple[int, ...] | None:
         """What changes whenever the vectors do (a cache key); None: no cheap mark, do not cache."""
 
+    def changed_vector_blocks(self, since: tuple[int, ...]) -> set[int] | None:
+        """The blocks changed since the fingerprint ``since``, when they are known (this
+        connection's own writes: a cache reads those again, not every block); None: any."""
+        return None
+
     @abstractmethod
-    def owner_blocks(self, owners: Sequence[tuple[str, str]]) -> list[tuple[bytes, bytes, bytes]]:
-        """The (ids, scales, components) blobs of every block of ``owners`` (user, project)."""
+    def owner_blocks(self, owners: Sequence[tuple[str, str]]) -> list[Block]:
+        """Every block of ``owners`` (user, project): its id and its three blobs."""
 
     @abstractmethod
     def block_of(self, memory_id: int) -> Row | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.storage.base import Backend
@@ -16,6 +16,9 @@ from zeromem_cli.storage.postgres import candidates as lexical
 from zeromem_cli.storage.postgres.match import compiled
 from zeromem_cli.storage.query import CandidateQuery, Match
 from zeromem_cli.storage.records import Row
+
+if TYPE_CHECKING:
+    from zeromem_cli.storage.vector_blocks import Block
 
 T = TypeVar("T")
 
@@ -323,12 +326,12 @@ class PostgresBackend(Backend):
 
         return vectors.clear(self.conn)
 
-    def vectors_fingerprint(self) -> tuple[int, int] | None:
+    def vectors_fingerprint(self) -> tuple[int, ...] | None:
         from zeromem_cli.storage.postgres import vectors
 
         return vectors.fingerprint(self.conn)
 
-    def owner_blocks(self, owners: Sequence[tuple[str, str]]) -> list[tuple[bytes, bytes, bytes]]:
+    def owner_blocks(self, owners: Sequence[tuple[str, str]]) -> list[Block]:
         from zeromem_cli.storage.postgres import vectors
 
         return vectors.owner_blocks(self.conn, owners)

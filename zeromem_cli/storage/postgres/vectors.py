@@ -1,7 +1,7 @@
-"""Memory vectors on PostgreSQL: ``storage.sqlite.vectors``'s layout and functions (blocks
-of one owner's int8 vectors, ``memory_vectors`` saying where each memory's is), under row
-security like the memories' (migration 6): a member reads and writes only its own blocks
-and those of the shared scopes it may read.
+"""Memory vectors on PostgreSQL: the statements behind the layout ``storage.vector_blocks``
+describes (shared with SQLite: blocks of one owner's int8 vectors, ``memory_vectors`` saying
+where each memory's is), under row security like the memories' (migration 6): a member
+reads and writes only its own blocks and those of the shared scopes it may read.
 
 Ranking is brute force in the client over the scope's blocks, as on SQLite: no extension is
 needed (pgvector is not in Debian 12), and a search transfers the owner's vectors (about
@@ -17,25 +17,26 @@ from datetime import datetime
 from typing import Any
 
 from zeromem_cli.models import Filters, Scope
+from zeromem_cli.storage import vector_blocks
 from zeromem_cli.storage.postgres.sql import M_COLUMNS, filter_clause, scope_params, scope_sql
-from zeromem_cli.storage.sqlite.vectors import BLOCK_SIZE
-
-_MODEL_KEY = "vector_model"
+from zeromem_cli.storage.vector_blocks import BLOCK_SIZE, MODEL_KEY, Block
 
 
 def model(conn: Any) -> str | None:
-    row = conn.execute("SELECT value FROM store_meta WHERE key = %s", (_MODEL_KEY,)).fetchone()
+    row = conn.execute("SELECT value FROM store_meta WHERE key = %s", (MODEL_KEY,)).fetchone()
     return None if row is None else str(row["value"])
 
 
 def set_model(conn: Any, name: str) -> None:
-    if model(conn) == name:
-        return
-    clear(conn)
-    conn.execute(
-        "INSERT INTO store_meta (key, value) VALUES (%s, %s) "
-        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        (_MODEL_KEY, name),
+    vector_blocks.set_model(
+        model(conn),
+        name,
+        lambda: clear(conn),
+        lambda: conn.execute(
+            "INSERT INTO store_meta (key, value) VALUES (%s, %s) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (MODEL_KEY, name),
+        ),
     )
 
 
@@ -55,16 +56,15 @@ def fingerprint(conn: Any) -> tuple[int, int]:
     return int(row["n"]), int(row["mark"])
 
 
-def owner_blocks(conn: Any, owners: Sequence[tuple[str, str]]) -> list[tuple[bytes, bytes, bytes]]:
-    out: list[tuple[bytes, bytes, bytes]] = []
-    for user, project in dict.fromkeys(owners):
-        rows = conn.execute(
-            'SELECT ids, scales, vectors FROM vector_blocks WHERE "user" = %s AND project = %s '
+def owner_blocks(conn: Any, owners: Sequence[tuple[str, str]]) -> list[Block]:
+    return vector_blocks.owner_blocks(
+        lambda user, project: conn.execute(
+            'SELECT id, ids, scales, vectors FROM vector_blocks WHERE "user" = %s AND project = %s '
             "ORDER BY id",
             (user, project),
-        ).fetchall()
-        out.extend((bytes(r["ids"]), bytes(r["scales"]), bytes(r["vectors"])) for r in rows)
-    return out
+        ).fetchall(),
+        owners,
+    )
 
 
 def block_of(conn: Any, memory_id: int) -> Any:
@@ -91,21 +91,22 @@ def save_block(
     size: int,
     blobs: tuple[bytes, bytes, bytes],
 ) -> int:
-    if block_id is not None and size == 0:
-        conn.execute("DELETE FROM vector_blocks WHERE id = %s", (block_id,))
-        return block_id
-    if block_id is None:
-        row = conn.execute(
-            'INSERT INTO vector_blocks ("user", project, size, ids, scales, vectors) '
-            "VALUES (%s, %s, %s, %s, %s, %s) RETURNING id",
-            (*owner, size, *blobs),
-        ).fetchone()
-        return int(row["id"])
-    conn.execute(
-        "UPDATE vector_blocks SET size = %s, ids = %s, scales = %s, vectors = %s WHERE id = %s",
-        (size, *blobs, block_id),
+    return vector_blocks.save_block(
+        block_id,
+        size,
+        lambda gone: conn.execute("DELETE FROM vector_blocks WHERE id = %s", (gone,)),
+        lambda: int(
+            conn.execute(
+                'INSERT INTO vector_blocks ("user", project, size, ids, scales, vectors) '
+                "VALUES (%s, %s, %s, %s, %s, %s) RETURNING id",
+                (*owner, size, *blobs),
+            ).fetchone()["id"]
+        ),
+        lambda kept: conn.execute(
+            "UPDATE vector_blocks SET size = %s, ids = %s, scales = %s, vectors = %s WHERE id = %s",
+            (size, *blobs, kept),
+        ),
     )
-    return block_id
 
 
 def place(conn: Any, entries: Iterable[tuple[int, int, int]]) -> None:
@@ -119,14 +120,11 @@ def place(conn: Any, entries: Iterable[tuple[int, int, int]]) -> None:
 
 
 def unplace(conn: Any, ids: Sequence[int]) -> dict[int, list[int]]:
-    blocks: dict[int, list[int]] = {}
     rows = conn.execute(
         "DELETE FROM memory_vectors WHERE memory_id = ANY(%s) RETURNING memory_id, block_id",
         (list(ids),),
     ).fetchall()
-    for row in rows:
-        blocks.setdefault(int(row["block_id"]), []).append(int(row["memory_id"]))
-    return blocks
+    return vector_blocks.by_block((row["memory_id"], row["block_id"]) for row in rows)
 
 
 def block(conn: Any, block_id: int) -> Any:

@@ -5,11 +5,12 @@ modules a hot command does not need (``bulk``, ``oplog``) load on first use."""
 from __future__ import annotations
 
 import sqlite3
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.storage.base import Backend
@@ -18,6 +19,9 @@ from zeromem_cli.storage.records import Row
 from zeromem_cli.storage.sqlite import candidates as lexical
 from zeromem_cli.storage.sqlite import db, fts, memories
 from zeromem_cli.storage.sqlite import match as fts5
+
+if TYPE_CHECKING:
+    from zeromem_cli.storage.vector_blocks import Block
 
 T = TypeVar("T")
 
@@ -36,6 +40,9 @@ class SqliteBackend(Backend):
         return self.conn
 
     def close(self) -> None:
+        vectors = sys.modules.get("zeromem_cli.storage.sqlite.vectors")
+        if vectors is not None:  # loaded: this connection may have a log of written blocks
+            vectors.closed(self.conn)
         self.conn.close()
 
     # -- reads, transactions, errors ---------------------------------------------------------
@@ -369,12 +376,17 @@ class SqliteBackend(Backend):
 
         return vectors.clear(self.conn)
 
-    def vectors_fingerprint(self) -> tuple[int, int] | None:
+    def vectors_fingerprint(self) -> tuple[int, ...] | None:
         from zeromem_cli.storage.sqlite import vectors
 
         return vectors.fingerprint(self.conn)
 
-    def owner_blocks(self, owners: Sequence[tuple[str, str]]) -> list[tuple[bytes, bytes, bytes]]:
+    def changed_vector_blocks(self, since: tuple[int, ...]) -> set[int] | None:
+        from zeromem_cli.storage.sqlite import vectors
+
+        return vectors.changed_blocks(self.conn, since)
+
+    def owner_blocks(self, owners: Sequence[tuple[str, str]]) -> list[Block]:
         from zeromem_cli.storage.sqlite import vectors
 
         return vectors.owner_blocks(self.conn, owners)

@@ -356,6 +356,9 @@ def _rollback(conn: sqlite3.Connection, *statements: str) -> None:
     transaction back: rolling back again would fail ("no transaction is active") and that
     error would hide the cause, so only an open transaction is rolled back, and a failing
     rollback never replaces the error being raised."""
+    from zeromem_cli.storage.sqlite.vectors import rolled_back
+
+    rolled_back(conn)  # what a cache of vectors read inside the transaction may be undone
     if not conn.in_transaction:
         return
     try:

@@ -1,12 +1,7 @@
-"""Memory vectors (the ``semantic`` extra): where they are kept and how they are read.
-
-Layout, chosen so that a fresh process reads a whole owner's vectors in a few rows: vectors
-live in ``vector_blocks``, up to ``BLOCK_SIZE`` per row, one owner (user, project) per block,
-as three blobs (memory ids as int64, one float32 scale each, the int8 components; the
-arrays are ``semantic.blocks``'s business, this module moves bytes). ``memory_vectors`` says
-which block holds a memory's vector and of which content (``content_hash``): a vector whose
-hash differs from its memory's is stale and never used. The model the vectors come from is
-``store_meta['vector_model']``: vectors of another model are never mixed in.
+"""Memory vectors (the ``semantic`` extra) on SQLite: the statements behind the layout
+``storage.vector_blocks`` describes (shared with PostgreSQL). A vector whose ``content_hash``
+differs from its memory's is stale and never used; vectors of another model than
+``store_meta['vector_model']`` are never mixed in.
 
 Searching ranks the blocks' vectors in Python, then asks ``visible`` which of the best ids
 the scope and filters admit with a current vector, as FTS5 candidates are checked after
@@ -21,70 +16,78 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from zeromem_cli.models import Filters, Scope
-from zeromem_cli.storage.base import VECTOR_BLOCK_SIZE
+from zeromem_cli.storage import vector_blocks
 from zeromem_cli.storage.sqlite.sql import filter_clause, scope_params, scope_sql
+from zeromem_cli.storage.vector_blocks import BLOCK_SIZE, MODEL_KEY, Block
 
-# Vectors per block: an add rewrites its owner's last block (this many vectors at most,
-# ~100 KB), and a cold search reads 100k vectors in a few hundred rows
-# (``python -m benchmarks.semantic --costs``).
-BLOCK_SIZE = VECTOR_BLOCK_SIZE
-
-_MODEL_KEY = "vector_model"
+# Writes to ``vector_blocks`` made through each open connection: what tells a process's
+# cache of vectors that its own connection changed them, and which blocks to read again.
+# ``total_changes`` counted every write, and the MCP server writes an access count or an
+# operations-log line with every read (``python -m benchmarks.semantic --costs``).
+_WRITES = vector_blocks.WriteLog()
 
 
 def model(conn: sqlite3.Connection) -> str | None:
     """The model the stored vectors come from (None: none stored yet)."""
-    row = conn.execute("SELECT value FROM store_meta WHERE key = ?", (_MODEL_KEY,)).fetchone()
+    row = conn.execute("SELECT value FROM store_meta WHERE key = ?", (MODEL_KEY,)).fetchone()
     return None if row is None else str(row[0])
 
 
 def set_model(conn: sqlite3.Connection, name: str) -> None:
     """Record ``name`` as the vectors' model, dropping every vector of another model."""
-    if model(conn) == name:
-        return
-    clear(conn)
-    conn.execute("INSERT OR REPLACE INTO store_meta(key, value) VALUES (?, ?)", (_MODEL_KEY, name))
+    vector_blocks.set_model(
+        model(conn),
+        name,
+        lambda: clear(conn),
+        lambda: conn.execute(
+            "INSERT OR REPLACE INTO store_meta(key, value) VALUES (?, ?)", (MODEL_KEY, name)
+        ),
+    )
 
 
 def clear(conn: sqlite3.Connection) -> None:
     """Every vector gone (a change of model)."""
-    _wrote(conn)
+    _WRITES.wrote(conn)
     conn.execute("DELETE FROM memory_vectors")
     conn.execute("DELETE FROM vector_blocks")
 
 
-# Writes to ``vector_blocks`` made through each open connection (by ``id``): what tells a
-# process's cache of vectors that its own connection changed them. ``total_changes`` counted
-# every write, and the MCP server writes an access count or an operations-log line with every
-# read, so each search read 100k vectors again (``python -m benchmarks.semantic --costs``).
-_BLOCK_WRITES: dict[int, int] = {}
-
-
-def _wrote(conn: sqlite3.Connection) -> None:
-    _BLOCK_WRITES[id(conn)] = _BLOCK_WRITES.get(id(conn), 0) + 1
-
-
-def fingerprint(conn: sqlite3.Connection) -> tuple[int, int]:
+def fingerprint(conn: sqlite3.Connection) -> tuple[int, ...]:
     """Changes whenever the stored vectors may have: another connection committed
-    (``data_version``) or this one wrote a block (even in a transaction later rolled back:
-    then a cache reads again for nothing). What a process's cache of vectors is checked
-    against."""
-    return int(conn.execute("PRAGMA data_version").fetchone()[0]), _BLOCK_WRITES.get(id(conn), 0)
+    (``data_version``), this one wrote a block or rolled a transaction back (what a cache
+    read inside it may be undone). What a process's cache of vectors is checked against."""
+    return int(conn.execute("PRAGMA data_version").fetchone()[0]), *_WRITES.mark(conn)
 
 
-def owner_blocks(
-    conn: sqlite3.Connection, owners: Sequence[tuple[str, str]]
-) -> list[tuple[bytes, bytes, bytes]]:
-    """(ids, scales, vectors) of every block of these owners (user, project)."""
-    out: list[tuple[bytes, bytes, bytes]] = []
-    for user, project in dict.fromkeys(owners):
-        out.extend(
-            conn.execute(
-                "SELECT ids, scales, vectors FROM vector_blocks WHERE user = ? AND project = ?",
-                (user, project),
-            ).fetchall()
-        )
-    return [(bytes(a), bytes(b), bytes(c)) for a, b, c in out]
+def closed(conn: sqlite3.Connection) -> None:
+    """``conn`` is closing: its log of written blocks goes with it."""
+    _WRITES.forget(conn)
+
+
+def rolled_back(conn: sqlite3.Connection) -> None:
+    """A transaction of ``conn`` rolled back: every block may differ from what was read."""
+    _WRITES.wrote(conn)
+
+
+def changed_blocks(conn: sqlite3.Connection, since: tuple[int, ...]) -> set[int] | None:
+    """The blocks this connection wrote since the ``fingerprint`` ``since``, when nothing
+    else may have changed; None when another connection committed meanwhile."""
+    if fingerprint(conn)[0] != since[0]:
+        return None
+    return _WRITES.since(conn, (since[1], since[2]))
+
+
+def owner_blocks(conn: sqlite3.Connection, owners: Sequence[tuple[str, str]]) -> list[Block]:
+    """Every block of these owners (user, project)."""
+    return vector_blocks.owner_blocks(
+        lambda user, project: conn.execute(
+            # No ORDER BY: SQLite would then walk every block by id instead of the owner's
+            # index (``semantic.blocks.Vectors`` orders them).
+            "SELECT id, ids, scales, vectors FROM vector_blocks WHERE user = ? AND project = ?",
+            (user, project),
+        ).fetchall(),
+        owners,
+    )
 
 
 def block_of(conn: sqlite3.Connection, memory_id: int) -> sqlite3.Row | None:
@@ -113,22 +116,25 @@ def save_block(
     blobs: tuple[bytes, bytes, bytes],
 ) -> int:
     """Write a block (a new one when ``block_id`` is None; an empty one is deleted); its id."""
-    _wrote(conn)
-    if block_id is not None and size == 0:
-        conn.execute("DELETE FROM vector_blocks WHERE id = ?", (block_id,))
-        return block_id
-    if block_id is None:
-        cursor = conn.execute(
-            "INSERT INTO vector_blocks(user, project, size, ids, scales, vectors) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (*owner, size, *blobs),
-        )
-        return int(cursor.lastrowid or 0)
-    conn.execute(
-        "UPDATE vector_blocks SET size = ?, ids = ?, scales = ?, vectors = ? WHERE id = ?",
-        (size, *blobs, block_id),
+    saved = vector_blocks.save_block(
+        block_id,
+        size,
+        lambda gone: conn.execute("DELETE FROM vector_blocks WHERE id = ?", (gone,)),
+        lambda: int(
+            conn.execute(
+                "INSERT INTO vector_blocks(user, project, size, ids, scales, vectors) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (*owner, size, *blobs),
+            ).lastrowid
+            or 0
+        ),
+        lambda kept: conn.execute(
+            "UPDATE vector_blocks SET size = ?, ids = ?, scales = ?, vectors = ? WHERE id = ?",
+            (size, *blobs, kept),
+        ),
     )
-    return block_id
+    _WRITES.wrote(conn, [saved])
+    return saved
 
 
 def place(conn: sqlite3.Connection, entries: Iterable[tuple[int, int, int]]) -> None:
@@ -141,20 +147,21 @@ def place(conn: sqlite3.Connection, entries: Iterable[tuple[int, int, int]]) -> 
 
 def unplace(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, list[int]]:
     """Forget where the vectors of ``ids`` are; {block id: the memory ids it held of them}."""
-    blocks: dict[int, list[int]] = {}
+    pairs: list[tuple[int, int]] = []
     for start in range(0, len(ids), 500):
         chunk = json.dumps(list(ids[start : start + 500]))
-        for memory_id, block_id in conn.execute(
-            "SELECT memory_id, block_id FROM memory_vectors "
-            "WHERE memory_id IN (SELECT value FROM json_each(?))",
-            (chunk,),
-        ):
-            blocks.setdefault(block_id, []).append(memory_id)
+        pairs.extend(
+            conn.execute(
+                "SELECT memory_id, block_id FROM memory_vectors "
+                "WHERE memory_id IN (SELECT value FROM json_each(?))",
+                (chunk,),
+            ).fetchall()
+        )
         conn.execute(
             "DELETE FROM memory_vectors WHERE memory_id IN (SELECT value FROM json_each(?))",
             (chunk,),
         )
-    return blocks
+    return vector_blocks.by_block(pairs)
 
 
 def block(conn: sqlite3.Connection, block_id: int) -> sqlite3.Row | None:
@@ -210,7 +217,6 @@ def drop_blocks_holding(conn: sqlite3.Connection, ids: Sequence[int]) -> int:
     count as not embedded again: ``zeromem index`` re-embeds them). Purge's way when the
     extra is not installed to edit a block; with it, ``semantic.blocks.remove`` is exact.
     How many blocks went."""
-    _wrote(conn)
     gone = 0
     for start in range(0, len(ids), 500):
         chunk = json.dumps(list(ids[start : start + 500]))
@@ -222,6 +228,8 @@ def drop_blocks_holding(conn: sqlite3.Connection, ids: Sequence[int]) -> int:
                 (chunk,),
             )
         ]
+        if block_ids:
+            _WRITES.wrote(conn, block_ids)
         for block_id in block_ids:
             conn.execute("DELETE FROM memory_vectors WHERE block_id = ?", (block_id,))
             gone += conn.execute("DELETE FROM vector_blocks WHERE id = ?", (block_id,)).rowcount
