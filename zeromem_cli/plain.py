@@ -495,6 +495,8 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     pack_context,
     access_saturation,
     near_duplicate,
+    opener,
+    opener_hits,
     semantic_sure,
     semantic_tail,
     semantic_floor,
@@ -529,6 +531,8 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     _set(self, "pack_context", pack_context)
     _set(self, "access_saturation", access_saturation)
     _set(self, "near_duplicate", near_duplicate)
+    _set(self, "opener", opener)
+    _set(self, "opener_hits", opener_hits)
     _set(self, "semantic_sure", semantic_sure)
     _set(self, "semantic_tail", semantic_tail)
     _set(self, "semantic_floor", semantic_floor)

@@ -176,6 +176,7 @@ def score_candidates(
     weights: Weights,
     now: datetime,
     context: dict[int, float] | None = None,
+    own: dict[int, float] | None = None,
 ) -> list[Candidate]:
     """Score parts of each memory, best first (pinned before all others).
 
@@ -184,14 +185,17 @@ def score_candidates(
     memories of similar relevance but cannot lift a barely matching one above a strong match
     (measured on LoCoMo: the additive form let recency push evidence out). Without a query the
     parts simply add up. ``context`` is relevance lent by neighbours (``ranking.context``), added to
-    a memory's own relevance on the same scale.
+    a memory's own relevance on the same scale; ``own`` multiplies a memory's own relevance
+    (session openers).
     """
     context = context or {}
+    own = own or {}
     top = max(relevance.values(), default=0.0)
     candidates = []
     for memory in memories:
         lent = context.get(memory.id, 0.0) / top if top > 0 else 0.0
-        rel = relevance.get(memory.id, 0.0) / top + lent if top > 0 else 0.0
+        mine = relevance.get(memory.id, 0.0) * own.get(memory.id, 1.0)
+        rel = mine / top + lent if top > 0 else 0.0
         imp = memory.importance / 10
         rec = _recency(memory, now, weights.half_life_days)
         acc = _access(memory.access_count)
@@ -586,7 +590,19 @@ def pack(
             memories.setdefault(memory.id, memory)
     for memory_id in exclude:
         memories.pop(memory_id, None)  # relevance keeps its scale: the best hit still counts
-    candidates = score_candidates(list(memories.values()), relevance, weights, as_of or now, lent)
+    # The first turn of a conversation holds its news (``factors.opener_factor``): its own
+    # relevance counts more, not what its neighbours lend it.
+    in_sessions = [i for i in relevance if i in memories and memories[i].session]
+    in_sessions = sorted(in_sessions, key=lambda i: -relevance[i])[: tuning.opener_hits]
+    opener = factors.opener_factor(tuning)
+    openers = (
+        dict.fromkeys(backend.session_openers(in_sessions), opener)
+        if in_sessions and tuning.opener > 0
+        else {}
+    )
+    candidates = score_candidates(
+        list(memories.values()), relevance, weights, as_of or now, lent, openers
+    )
     chosen, text, tokens = fill(candidates, formatter, counter, budget, pinned_share)
     return PackResult(
         text=text,

@@ -27,7 +27,7 @@ len(m))``.
 Pack's score, relevance ``r(m)`` being search's score over the best hit's, plus what a
 neighbour lends (``context.py``, weight ``t.pack_context``)::
 
-    rel(m)   = r(m) + lent(m)
+    rel(m)   = r(m) * (1 + t.opener if m opens its session) + lent(m)
     score(m) = rel(m) * (t.pack_relevance + t.pack_importance * importance / 10
                          + t.pack_recency * 0.5 ** (age / t.pack_half_life_days)
                          + t.pack_access * log1p(uses) / log1p(t.access_saturation))

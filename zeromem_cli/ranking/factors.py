@@ -168,6 +168,11 @@ def pack_access(count: int, tuning: Tuning) -> float:
     return min(1.0, math.log1p(count) / math.log1p(tuning.access_saturation))
 
 
+def opener_factor(tuning: Tuning) -> float:
+    """A session's first turn: its own relevance gains ``tuning.opener``."""
+    return 1.0 + tuning.opener
+
+
 FACTORS: tuple[Factor, ...] = (
     Factor("prefix variants", "search, pack", "candidates", "query words", (("prefix", False),)),
     Factor("verb variants", "search, pack", "candidates", "query words", (("variants", False),)),
@@ -206,6 +211,7 @@ FACTORS: tuple[Factor, ...] = (
             ("pack_context", 0.0),
         ),
     ),
+    Factor("session opener", "pack", "multiplier", "first turn of a session", (("opener", 0.0),)),
     Factor(
         "pack importance/recency/access",
         "pack",

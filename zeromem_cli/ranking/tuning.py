@@ -68,6 +68,8 @@ class Tuning(FrozenRecord):
     pack_context: float = _DEFAULTS["pack_context"]
     access_saturation: int = _DEFAULTS["access_saturation"]
     near_duplicate: float = _DEFAULTS["near_duplicate"]
+    opener: float = _DEFAULTS["opener"]
+    opener_hits: int = _DEFAULTS["opener_hits"]
     semantic_sure: float = _DEFAULTS["semantic_sure"]
     semantic_tail: int = _DEFAULTS["semantic_tail"]
     semantic_floor: float = _DEFAULTS["semantic_floor"]

@@ -323,6 +323,12 @@ class Backend(ABC):
         bounds the index range each side reads."""
 
     @abstractmethod
+    def session_openers(self, ids: Iterable[int]) -> set[int]:
+        """Of ``ids``, the memories written first in their origin session (no earlier live memory
+        of the same user, project, agent and session); memories outside a session never are.
+        One query: each id is an index probe (``idx_memories_scope_created``)."""
+
+    @abstractmethod
     def live_by_key(self, scope: Scope, key: str) -> Row | None:
         """The live memory of ``scope`` holding ``key`` (expired or not)."""
 

@@ -272,6 +272,9 @@ class PostgresBackend(Backend):
     ) -> tuple[list[Memory], list[Memory]]:
         return memories.neighbours(self.conn, scope, filters, now, memory, span, window)
 
+    def session_openers(self, ids: Iterable[int]) -> set[int]:
+        return memories.session_openers(self.conn, ids)
+
     def live_by_key(self, scope: Scope, key: str) -> Row | None:
         return memories.live_by_key(self.conn, scope, key)
 

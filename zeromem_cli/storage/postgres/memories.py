@@ -147,6 +147,18 @@ def by_ids(conn: Any, ids: Iterable[int]) -> list[Memory]:
     return [to_memory(r) for r in rows]
 
 
+def session_openers(conn: Any, ids: Iterable[int]) -> set[int]:
+    rows = conn.execute(
+        "SELECT m.id FROM memories m WHERE m.id = ANY(%(ids)s) AND m.session <> '' "
+        "AND NOT EXISTS (SELECT 1 FROM memories p "
+        'WHERE p."user" = m."user" AND p.project = m.project AND p.agent = m.agent '
+        "AND p.session = m.session AND (p.created_at, p.id) < (m.created_at, m.id) "
+        "AND p.deleted_at IS NULL)",
+        {"ids": list(ids)},
+    ).fetchall()
+    return {row[0] for row in rows}
+
+
 def neighbours(
     conn: Any,
     scope: Scope,

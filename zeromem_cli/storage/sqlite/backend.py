@@ -314,6 +314,9 @@ class SqliteBackend(Backend):
     ) -> tuple[list[Memory], list[Memory]]:
         return memories.neighbours(self.conn, scope, filters, now, memory, span, window)
 
+    def session_openers(self, ids: Iterable[int]) -> set[int]:
+        return memories.session_openers(self.conn, ids)
+
     def live_by_key(self, scope: Scope, key: str) -> Row | None:
         return memories.live_by_key(self.conn, scope, key)
 

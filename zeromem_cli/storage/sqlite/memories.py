@@ -234,6 +234,21 @@ def by_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> list[Memory]:
     return [to_memory(r) for r in rows]
 
 
+def session_openers(conn: sqlite3.Connection, ids: Iterable[int]) -> set[int]:
+    """Of ``ids``, the memories written first in their origin session (no earlier live memory
+    of the same user, project, agent and session); memories outside a session never are.
+    One query: each id is an index probe (``idx_memories_origin_created``)."""
+    rows = conn.execute(
+        "SELECT m.id FROM memories m WHERE m.id IN (SELECT value FROM json_each(?)) "
+        "AND m.session != '' AND NOT EXISTS (SELECT 1 FROM memories p "
+        "WHERE p.user = m.user AND p.project = m.project AND p.agent = m.agent "
+        "AND p.session = m.session AND (p.agent != '' OR p.session != '') "
+        "AND (p.created_at, p.id) < (m.created_at, m.id) AND p.deleted_at IS NULL)",
+        (json.dumps(list(ids)),),
+    ).fetchall()
+    return {row[0] for row in rows}
+
+
 def neighbours(
     conn: sqlite3.Connection,
     scope: Scope,
