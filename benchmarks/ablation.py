@@ -8,7 +8,8 @@ values set as its ``off`` says) and each dataset's search and pack figures are p
 those with every factor on, and with every factor off (BM25 over the same index). Only the
 tuning halves are read: a ranking decision is made there, never on the held-out halves.
 
-- LoCoMo: the five tuning conversations, each session its own, asked from a new session:
+- LoCoMo: the five tuning conversations, each session its own, asked from a new session a day
+  after the last turn:
   R@10 of evidence turns (categories 1-4) and pack recall at 1000 tokens.
 - LongMemEval_S dev: the tuning haystacks: turn R@10 and pack recall at 1000 tokens.
 - Chinese (zh_memory_eval.json): its tuning queries (one store: split by query): MRR.
@@ -118,10 +119,14 @@ def locomo_cases(limit: int | None = None) -> list[Case]:
                 )
 
         path = _build(cache() / "locomo" / f"{conv.sample_id}.db", write)
+        # Asked a day after the conversation's last turn, as ``pack_recall`` asks and as
+        # LongMemEval's questions carry their date: at the wall clock, years later, pack's
+        # recency weight is flat and the ablation measured a pack nobody gets.
+        asked = max(turn.when for turn in conv.turns) + timedelta(days=1)
         for question in conv.questions:
             if question.category in (1, 2, 3, 4) and question.evidence:
                 cases.append(
-                    Case(path, "question", question.question, frozenset(question.evidence), None)
+                    Case(path, "question", question.question, frozenset(question.evidence), asked)
                 )
     return cases
 

@@ -21,7 +21,7 @@ from zeromem_cli.ranking.tuning import DEFAULT_TUNING
 # A little below the figures measured (``pytest -s`` prints them; docs/ranking.md records them
 # with the commit).
 FLOORS: dict[str, tuple[int | None, int | None, dict[str, float]]] = {
-    "locomo": (1, 80, {"R@10": 0.60, "pack@1000": 0.65}),
+    "locomo": (1, 80, {"R@10": 0.60, "pack@1000": 0.64}),
     "longmemeval": (4, None, {"R@10": 0.95, "pack@1000": 0.95}),
     "agent-memory": (None, None, {"R@10": 0.57, "pack@1000": 0.64}),
     "chinese": (None, None, {"MRR": 0.95}),
