@@ -24,7 +24,7 @@ from anyio.from_thread import start_blocking_portal  # noqa: E402
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
-from tests.hooks.conftest import payload  # noqa: E402
+from tests.hooks.conftest import HOOK_LIMIT_MS, payload  # noqa: E402
 from tests.hooks.test_end_to_end import SESSION_ONE, write_transcript  # noqa: E402
 
 STOP = {"claude-code": "Stop", "codex": "Stop", "gemini": "AfterAgent"}
@@ -106,6 +106,7 @@ def test_the_mcp_server_setup_wrote_finds_what_the_hooks_stored(
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
         "ZEROMEM_HOME": str(tmp_path / "zeromem"),
+        "ZEROMEM_HOOKS_TIMEOUT_MS": HOOK_LIMIT_MS,  # a loaded machine must not drop the capture
     }
     billing = checkout(tmp_path / "billing", "git@github.com:Acme/Billing.git")
     site = checkout(tmp_path / "site", "https://github.com/Acme/Site")
