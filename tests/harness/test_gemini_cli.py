@@ -25,6 +25,10 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(GEMINI is None, reason="Gemini CLI not installed (.ci/run installs it)"),
 ]
+# A model named, as a user may: without one, Gemini CLI's router first asks the model to rate
+# the prompt in JSON, which the mock does not answer, and retries with back-off for two
+# minutes a session before it falls back to its default model.
+MODEL = "gemini-2.5-flash"
 
 
 def test_gemini_cli_remembers_across_sessions(tmp_path: Path) -> None:
@@ -45,7 +49,7 @@ def test_gemini_cli_remembers_across_sessions(tmp_path: Path) -> None:
         assert GEMINI is not None
         with MockModel() as model:
             done = subprocess.run(
-                [GEMINI, "-p", prompt],
+                [GEMINI, "--model", MODEL, "-p", prompt],
                 cwd=repo,
                 env={**env, "GOOGLE_GEMINI_BASE_URL": model.url},
                 capture_output=True,
