@@ -29,6 +29,7 @@ from tests.hooks.test_end_to_end import SESSION_ONE, write_transcript  # noqa: E
 
 STOP = {"claude-code": "Stop", "codex": "Stop", "gemini": "AfterAgent"}
 FACT = "the staging database is db-2.internal"
+SLOW = pytest.mark.slow
 
 
 def checkout(folder: Path, remote: str) -> Path:
@@ -97,7 +98,11 @@ def mcp_call(
     return results
 
 
-@pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini"])
+# Claude Code's in the fast loop; the other two (the same path, other files) in the whole suite.
+@pytest.mark.parametrize(
+    "harness",
+    ["claude-code", pytest.param("codex", marks=SLOW), pytest.param("gemini", marks=SLOW)],
+)
 def test_the_mcp_server_setup_wrote_finds_what_the_hooks_stored(
     harness: str, tmp_path: Path
 ) -> None:
