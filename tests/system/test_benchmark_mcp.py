@@ -31,6 +31,7 @@ def test_mcp_benchmark_prints_both_tables(
     assert results["start_up"]["first_search"] >= results["start_up"]["initialize"] > 0
 
 
+@pytest.mark.slow
 def test_mcp_benchmark_measures_the_store_of_chat_turns(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
