@@ -24,6 +24,7 @@ from anyio.from_thread import start_blocking_portal  # noqa: E402
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
+from tests.harness.workspace import zeromem_setup  # noqa: E402
 from tests.hooks.conftest import HOOK_LIMIT_MS, payload  # noqa: E402
 from tests.hooks.test_end_to_end import SESSION_ONE, write_transcript  # noqa: E402
 
@@ -40,16 +41,7 @@ def checkout(folder: Path, remote: str) -> Path:
 
 
 def setup(harness: str, repo: Path, env: dict[str, str]) -> None:
-    command = f"{sys.executable} -m zeromem_cli"
-    done = subprocess.run(
-        [sys.executable, "-m", "zeromem_cli", "setup", harness, "--project", "--command", command],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
+    zeromem_setup(repo, env, harness, "--project")
 
 
 def written(harness: str, repo: Path) -> tuple[str, dict[str, Any]]:
