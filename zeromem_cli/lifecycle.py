@@ -290,4 +290,3 @@ def collect_garbage(
     if not report.wal_truncated:
         report.notes.append("the WAL could not be truncated: another process was reading")
     return report
-

@@ -209,9 +209,7 @@ def upsert_key(
     return WriteResult(backend.fetch(row["id"]), "updated")
 
 
-def key_onto(
-    backend: Backend, now: datetime, memory_id: int, given: dict[str, Any]
-) -> WriteResult:
+def key_onto(backend: Backend, now: datetime, memory_id: int, given: dict[str, Any]) -> WriteResult:
     """A keyed write of text already stored without a key: the key (and the other values
     given) land on that memory as its next version, so the next write of the key finds it
     (#33: the key was dropped and the next ``add --key`` made a second memory)."""

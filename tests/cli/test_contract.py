@@ -188,7 +188,8 @@ def many(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ["search", "weekly report", "-n", "5000"],
         ["export"],
         ["export", "--format", "csv"],
-        ["pack", "--budget", "1000000", "--no-touch"],
+        # Packs the whole store (seconds of CPU): the whole suite's, not the fast loop's.
+        pytest.param(["pack", "--budget", "1000000", "--no-touch"], marks=pytest.mark.slow),
     ],
     ids=lambda a: " ".join(a),
 )

@@ -37,6 +37,9 @@ OWNERS = {
     "bob-app": "bob/app",
 }
 MODES = {"shared": [], "isolated": ["--isolate"]}
+# Each mode is a battery of some sixty commands: the fast loop runs the default (shared), the
+# whole suite both.
+MODE_PARAMS = ["shared", pytest.param("isolated", marks=pytest.mark.slow)]
 # A word of its own in each memory, so pack never takes two of them for near-duplicates.
 WORDS = ("apricot", "birch", "cedar", "damson", "elder", "fig", "gorse", "hazel")
 CONTENT = {
@@ -60,7 +63,7 @@ def seeded(cli: Run) -> dict[str, int]:
     return ids
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", MODE_PARAMS)
 def test_every_read_sees_only_its_owners_memories(
     cli: Run, seeded: dict[str, int], mode: str
 ) -> None:
@@ -81,7 +84,7 @@ def test_every_read_sees_only_its_owners_memories(
         assert as_json(cli("stats", *scope, "--json"))["memories"]["live"] == len(mine)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", MODE_PARAMS)
 @pytest.mark.parametrize(
     "command",
     [

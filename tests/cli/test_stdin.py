@@ -72,6 +72,7 @@ def _wait_until_reading_a_pipe(pid: int) -> None:
         time.sleep(0.05)
     time.sleep(3)
 
+
 def _ctrl_c_reaches_it() -> None:
     """In the child: SIGINT back to its default, so Python installs its Ctrl-C handler even
     when the test run itself was started with SIGINT ignored (a background job of a shell)."""

@@ -17,13 +17,18 @@ import pytest
 
 from tests import pgcluster
 
+# The PostgreSQL half is ``slow`` too: the fast loop runs the core on SQLite (tests/postgres keeps
+# a few PostgreSQL tests in it), the whole suite on both.
+POSTGRESQL = pytest.param("postgresql", marks=[pytest.mark.postgres, pytest.mark.slow])
 
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def db_path(
-    request: pytest.FixtureRequest, tmp_path: Path, pg_server: pgcluster.Cluster | None
-) -> Path | str:
+
+@pytest.fixture(params=["sqlite", POSTGRESQL])
+def db_path(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
     if request.param == "sqlite":
         return tmp_path / "memories.db"
+    # Asked for here, not as an argument: the SQLite half neither starts the server nor is
+    # marked ``postgres`` (tests/conftest.py marks the tests that use ``pg_server``).
+    pg_server: pgcluster.Cluster | None = request.getfixturevalue("pg_server")
     if pg_server is None:
         pytest.skip(f"no PostgreSQL server: {pgcluster.Cluster.why_not}")
     return pg_server.fresh_store()

@@ -194,5 +194,3 @@ def test_a_long_neighbour_borrows_in_proportion(db_path: Path) -> None:
         lent = {c.memory.id: c.context for c in result.candidates}
     assert lent[short] > 0
     assert lent[long] < lent[short] * 300 / len(essay) * 1.01
-
-

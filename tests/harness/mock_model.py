@@ -79,6 +79,15 @@ class MockModel:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _events(self, events: list[tuple[str, Any]]) -> None:
+                """Server-sent events, one ``event:``/``data:`` pair each."""
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for name, data in events:
+                    self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+                self.wfile.flush()
+
             def do_HEAD(self) -> None:
                 self.send_response(200)
                 self.end_headers()
@@ -112,12 +121,7 @@ class MockModel:
                 model = body.get("model", "claude") if isinstance(body, dict) else "claude"
                 events = _anthropic_events(model, owner.reply)
                 if isinstance(body, dict) and body.get("stream"):
-                    self.send_response(200)
-                    self.send_header("Content-Type", "text/event-stream")
-                    self.end_headers()
-                    for name, data in events:
-                        self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
-                    self.wfile.flush()
+                    self._events(events)
                     return
                 message = dict(events[0][1]["message"])
                 message.update(
@@ -150,12 +154,7 @@ class MockModel:
                         {"type": "response.completed", "response": {"id": "r1", "usage": usage}},
                     ),
                 ]
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.end_headers()
-                for name, data in events:
-                    self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
-                self.wfile.flush()
+                self._events(events)
 
             def _gemini(self, path: str) -> None:
                 chunk = {

@@ -12,84 +12,45 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.harness.mock_model import MockModel
-from zeromem_cli import MemoryStore
+from tests.harness.workspace import harness_env, remembers_across_sessions, repository
+from tests.harness.workspace import zeromem_setup as setup
 
 CODEX = os.environ.get("ZEROMEM_CODEX_CLI") or shutil.which("codex")
 pytestmark = [
     pytest.mark.harness,
+    pytest.mark.slow,
     pytest.mark.skipif(CODEX is None, reason="Codex CLI not installed (.ci/run installs it)"),
 ]
-PROJECT = "github.com/Acme/Billing"
-
-
-def _codex(
-    prompt: str, url: str, *, cwd: Path, env: dict[str, str]
-) -> subprocess.CompletedProcess[str]:
-    assert CODEX is not None
-    provider = (
-        f'model_providers.mock={{name="mock",base_url="{url}/v1",wire_api="responses",'
-        'env_key="MOCK_MODEL_KEY",supports_websockets=false,request_max_retries=0,'
-        "stream_max_retries=0}"
-    )
-    command = [CODEX, "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust"]
-    command += ["-c", 'model_provider="mock"', "-c", provider, "-m", "mock-model", prompt]
-    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
 def test_codex_remembers_across_sessions(tmp_path: Path) -> None:
     home = tmp_path / "home"
+    env = harness_env(
+        tmp_path, CODEX_HOME=str(home / ".codex"), MOCK_MODEL_KEY="dummy-key-for-a-local-mock"
+    )
     (home / ".codex").mkdir(parents=True)
-    repo = tmp_path / "billing"
-    (repo / ".git").mkdir(parents=True)
-    (repo / ".git" / "config").write_text(
-        '[remote "origin"]\n\turl = git@github.com:Acme/Billing.git\n'
-    )
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "CODEX_HOME": str(home / ".codex"),
-        "ZEROMEM_HOME": str(tmp_path / "zeromem"),
-        "MOCK_MODEL_KEY": "dummy-key-for-a-local-mock",
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "zeromem_cli", "setup", "codex"]
-        + ["--command", f"{sys.executable} -m zeromem_cli"],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    db = tmp_path / "zeromem" / "memories.db"
-    with MemoryStore(db, project=PROJECT) as store:
-        store.add("Ada reviews pull requests before lunch", pinned=True)
+    repo = repository(tmp_path)
+    setup(repo, env, "codex")
 
-    with MockModel() as model:
-        one = _codex(
-            "Remember that the staging database is db-2.internal.", model.url, cwd=repo, env=env
-        )
-        assert one.returncode == 0, one.stderr
-        sent = model.sent()
-    assert "What the user told earlier sessions" in sent and "before lunch" in sent
+    def session(prompt: str, env: dict[str, str]) -> str:
+        assert CODEX is not None
+        with MockModel() as model:
+            provider = (
+                f'model_providers.mock={{name="mock",base_url="{model.url}/v1",'
+                'wire_api="responses",env_key="MOCK_MODEL_KEY",supports_websockets=false,'
+                "request_max_retries=0,stream_max_retries=0}"
+            )
+            command = [CODEX, "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust"]
+            command += ["-c", 'model_provider="mock"', "-c", provider, "-m", "mock-model", prompt]
+            done = subprocess.run(
+                command, cwd=repo, env=env, capture_output=True, text=True, timeout=300
+            )
+            assert done.returncode == 0, done.stderr
+            return model.sent()
 
-    with MemoryStore(db, project=PROJECT) as store:
-        captured = [m.content for m in store.list(limit=50)]
-    assert any("staging database is db-2.internal" in c for c in captured), captured
-
-    quiet = {**env, "ZEROMEM_HOOKS_SESSION_START_BUDGET": "0"}
-    with MockModel() as model:
-        two = _codex(
-            "Write the migration tests for the staging database", model.url, cwd=repo, env=quiet
-        )
-        assert two.returncode == 0, two.stderr
-        sent = model.sent()
-    assert "From earlier sessions, may bear on this prompt" in sent
-    assert "db-2.internal" in sent
-    assert "What the user told earlier sessions" not in sent
+    remembers_across_sessions(session, env)

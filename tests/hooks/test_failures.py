@@ -59,8 +59,10 @@ def test_a_capture_blocked_by_a_locked_database_stops_at_the_time_limit(
         "claude-code", "stop", payload("claude-code", "stop", transcript), db=locked, env=env
     )
     elapsed = time.monotonic() - started
-    assert "timed out after 700 ms" in failed(result)
-    assert 0.7 <= elapsed < 5  # the store's own busy timeout would have waited 30 s
+    # The watchdog ended the wait (the store's own busy timeout would have waited 30 s and
+    # then failed with its own message).
+    assert "timed out after 700 ms waiting" in failed(result)
+    assert elapsed >= 0.7
 
 
 def test_injection_still_reads_a_database_another_process_is_writing(locked: Path) -> None:
@@ -85,22 +87,21 @@ def test_stdin_that_never_ends_times_out(harness: str, seeded: Path) -> None:
         "--db",
         str(seeded),
     ]
-    started = time.monotonic()
     process = subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
     )
     try:
-        process.wait(timeout=10)  # stdin is never written to or closed: the harness hangs
+        # stdin is never written to or closed, as by a harness that hangs: only the watchdog
+        # ends the hook (the bound is for a machine at any load, not a time budget).
+        process.wait(timeout=120)
     finally:
         process.kill()
-    elapsed = time.monotonic() - started
     assert process.stdout is not None and process.stderr is not None
     stdout, stderr = process.stdout.read(), process.stderr.read()
     assert process.stdin is not None
     process.stdin.close()
     result = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
-    assert "timed out after 400 ms" in failed(result, harness)
-    assert elapsed < 5
+    assert "timed out after 400 ms waiting" in failed(result, harness)
 
 
 def test_a_missing_database_injects_nothing_and_is_not_created(tmp_path: Path) -> None:

@@ -19,7 +19,9 @@ from zeromem_cli import MemoryStore
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("llm") is None, reason="llm is not installed (pip install llm)"
 )
-pytestmark = [pytestmark, pytest.mark.slow]  # see docs/development.md
+# Every test drives the real llm CLI (seconds of CPU each): all are slow but one, the fast
+# loop's pass through this face (docs/development.md).
+slow = pytest.mark.slow
 needs_echo = pytest.mark.skipif(
     importlib.util.find_spec("llm_echo") is None,
     reason="llm-echo is not installed (pip install llm-echo)",
@@ -106,6 +108,7 @@ def memories(db_path: Path) -> MemoryStore:
         yield store  # type: ignore[misc]
 
 
+@slow
 def test_installing_zeromem_beside_llm_enables_the_plugin(env: dict[str, str]) -> None:
     discovered = {k: v for k, v in env.items() if k != "LLM_LOAD_PLUGINS"}  # entry points
     plugins = json.loads(run_llm(discovered, "plugins").stdout)
@@ -120,7 +123,13 @@ def test_installing_zeromem_beside_llm_enables_the_plugin(env: dict[str, str]) -
 
 @needs_echo
 @pytest.mark.parametrize(
-    "query", ["when is the weekly report due?", "周报几点发送？", ""], ids=["en", "zh", "core"]
+    "query",
+    [
+        "when is the weekly report due?",
+        pytest.param("周报几点发送？", marks=slow),
+        pytest.param("", marks=slow),
+    ],
+    ids=["en", "zh", "core"],
 )
 def test_the_fragment_is_exactly_what_pack_prints(
     env: dict[str, str], memories: MemoryStore, query: str
@@ -133,6 +142,7 @@ def test_the_fragment_is_exactly_what_pack_prints(
     assert echoed(out)[0]["prompt"] == packed + "\n" + "what do you know?"
 
 
+@slow
 @needs_echo
 def test_fragment_options_after_the_question_mark(
     env: dict[str, str], memories: MemoryStore
@@ -153,6 +163,7 @@ def test_fragment_options_after_the_question_mark(
     assert "second Tuesday" in echoed(plain.stdout)[0]["prompt"]
 
 
+@slow
 @needs_echo
 def test_identical_fragments_are_one_fragment_and_touch_nothing(
     env: dict[str, str], memories: MemoryStore
@@ -170,6 +181,7 @@ def test_identical_fragments_are_one_fragment_and_touch_nothing(
     assert {m.id: (m.access_count, m.updated_at) for m in memories.list()} == before
 
 
+@slow
 @needs_echo
 def test_bad_fragment_option_is_one_error_line(env: dict[str, str], memories: MemoryStore) -> None:
     result = run_llm(env, "-m", "echo", "-f", "zeromem:report?budget=lots", "q", check=False)
@@ -178,6 +190,7 @@ def test_bad_fragment_option_is_one_error_line(env: dict[str, str], memories: Me
     assert "Traceback" not in result.stderr
 
 
+@slow
 @needs_echo
 def test_a_fragment_error_masks_a_secret_it_quotes(
     env: dict[str, str], memories: MemoryStore
@@ -193,6 +206,7 @@ def test_a_fragment_error_masks_a_secret_it_quotes(
     assert result.stderr.count(token[4:]) == 1
 
 
+@slow
 @needs_echo
 def test_a_remembered_memory_is_found_by_zeromem_search(env: dict[str, str]) -> None:
     out = run_llm(
@@ -225,6 +239,7 @@ def test_a_remembered_memory_is_found_by_zeromem_search(env: dict[str, str]) -> 
     assert json.loads(zeromem(env, "show", "2", "--json"))["tags"] == ["ops"]
 
 
+@slow
 @needs_echo
 def test_remember_refuses_a_secret_and_never_echoes_it(env: dict[str, str], db_path: Path) -> None:
     out = run_llm(
@@ -242,6 +257,7 @@ def test_remember_refuses_a_secret_and_never_echoes_it(env: dict[str, str], db_p
     assert SECRET.encode() not in db_path.read_bytes()
 
 
+@slow
 @needs_echo
 def test_search_is_compact_and_budgeted_and_forget_works(
     env: dict[str, str], memories: MemoryStore
@@ -276,6 +292,7 @@ def test_search_is_compact_and_budgeted_and_forget_works(
     assert zeromem(env, "restore", "1") == "1\n"  # a soft delete, as `zeromem forget` does
 
 
+@slow
 @needs_echo
 def test_the_tool_box_scope_is_the_one_it_was_given(env: dict[str, str]) -> None:
     run_llm(
@@ -299,6 +316,7 @@ def test_the_tool_box_scope_is_the_one_it_was_given(env: dict[str, str]) -> None
     assert tool_outputs(out) == ["no memories match"]
 
 
+@slow
 @needs_echo
 def test_a_stored_secret_is_masked_in_search_results(env: dict[str, str], db_path: Path) -> None:
     with MemoryStore(db_path) as store:  # stored on purpose, past the write-time refusal
@@ -310,6 +328,7 @@ def test_a_stored_secret_is_masked_in_search_results(env: dict[str, str], db_pat
     assert "deploy bot token [secret: github_" in output and SECRET not in out
 
 
+@slow
 @needs_echo
 def test_a_bad_tool_box_setting_is_one_error_line(env: dict[str, str]) -> None:
     result = run_llm(env, "-m", "echo", "-T", "Zeromem(max_tokens=5)", "hi", check=False)
@@ -357,6 +376,7 @@ def run_in(cwd: Path, env: dict[str, str], *args: str) -> str:
     return result.stdout
 
 
+@slow
 @needs_echo
 def test_the_fragment_reads_the_project_of_zeromem_project(
     env: dict[str, str], projects: None
@@ -374,6 +394,7 @@ def test_the_fragment_reads_the_project_of_zeromem_project(
     assert "make release" in prompt and "Tuesday" in prompt and "gh-pages" not in prompt
 
 
+@slow
 @needs_echo
 def test_project_auto_is_the_repository_llm_runs_in(
     env: dict[str, str], projects: None, tmp_path: Path
@@ -406,6 +427,7 @@ def test_project_auto_is_the_repository_llm_runs_in(
     assert zeromem(unscoped, "search", "tagged") == ""  # not the user's project-less memory
 
 
+@slow
 @needs_echo
 def test_the_tool_box_project_and_isolation_are_the_ones_it_was_given(
     env: dict[str, str], projects: None
@@ -438,6 +460,7 @@ def test_the_tool_box_project_and_isolation_are_the_ones_it_was_given(
     assert "gh-pages" not in prompt
 
 
+@slow
 @needs_echo
 def test_a_bad_isolate_value_is_one_error_line(env: dict[str, str]) -> None:
     result = run_llm(env, "-m", "echo", "-T", 'Zeromem(isolate="yes")', "hi", check=False)

@@ -40,7 +40,10 @@ def _inspector() -> list[str] | None:
 
 
 INSPECTOR = _inspector()
-pytestmark = pytest.mark.skipif(INSPECTOR is None, reason="MCP Inspector not installed")
+pytestmark = [
+    pytest.mark.slow,  # Node.js and the Inspector's own start; the SDK client covers the fast loop
+    pytest.mark.skipif(INSPECTOR is None, reason="MCP Inspector not installed"),
+]
 
 
 def _run(tmp_path: Path, db: Path, *method: str) -> dict[str, object]:

@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("psycopg", reason="psycopg is not installed (zeromem[postgres])")
 pytest.importorskip("mcp", reason="the MCP SDK is not installed (zeromem[mcp])")
 
+from tests.hooks.conftest import HOOK_LIMIT_MS  # noqa: E402
 from tests.mcp.helpers import McpClient, text_of  # noqa: E402
 from zeromem_cli import MemoryStore  # noqa: E402
 
@@ -32,6 +33,7 @@ def test_a_hook_injects_memories_from_postgresql(pg_url: str, tmp_path: Path) ->
         store.add("The staging database is restored every Sunday night")
     payload = json.dumps({"session_id": "s1", "prompt": "when is staging restored?"})
     env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
+    env["ZEROMEM_HOOKS_TIMEOUT_MS"] = HOOK_LIMIT_MS  # a loaded machine must not drop it
     done = subprocess.run(
         [sys.executable, "-m", "zeromem_cli", "hook", "claude-code", "user-prompt", "--db", pg_url],
         input=payload, capture_output=True, text=True, env=env, timeout=60, check=False,

@@ -50,9 +50,8 @@ def test_purge_on_a_team_store_removes_the_vector(team: Team) -> None:
         assert MEMORY not in [m.content for m in alice.search(QUESTION, limit=10)]
         rows = alice.connection.execute("SELECT memory_id FROM memory_vectors").fetchall()
         assert sorted(row["memory_id"] for row in rows) == sorted(m.id for m in kept)
-        assert alice.connection.execute(
-            "SELECT sum(size) AS n FROM vector_blocks"
-        ).fetchone()["n"] == len(kept)
+        blocks = alice.connection.execute("SELECT sum(size) AS n FROM vector_blocks").fetchone()
+        assert blocks["n"] == len(kept)
 
 
 def test_cached_vectors_follow_another_connections_writes(team: Team) -> None:

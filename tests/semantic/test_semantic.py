@@ -60,8 +60,10 @@ def vectors_of(db: MemoryStore) -> dict[int, int]:
 def test_the_rephrase_test_across_processes(tmp_path: Path, pair: tuple[str, str]) -> None:
     memory, question = pair
     db = tmp_path / "m.db"
-    for text in [*FILLER, memory]:
-        assert cli(db, "add", text).returncode == 0
+    with MemoryStore(db) as store:  # the other memories, here (one model load, not six)
+        for text in FILLER:
+            store.add(text)
+    assert cli(db, "add", memory).returncode == 0  # written by one process, found by others
     lexical = cli(db, "search", question, "--json", "--no-semantic")
     assert memory not in [m["content"] for m in json.loads(lexical.stdout)]  # words alone miss
     found = cli(db, "search", question, "--json", "-n", "3")
@@ -315,6 +317,7 @@ def test_a_full_page_of_word_hits_is_the_same_with_semantic_on(tmp_path: Path) -
             assert [m.id for m in db.search("staging deploy", limit)] == off
 
 
+@pytest.mark.slow  # the real llm CLI, as tests/integrations/test_llm_plugin.py
 def test_the_llm_fragment_carries_a_rephrased_memory(tmp_path: Path) -> None:
     pytest.importorskip("llm")
     pytest.importorskip("llm_echo")

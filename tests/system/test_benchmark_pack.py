@@ -7,6 +7,7 @@ import pytest
 from benchmarks.datasets import load_locomo
 
 
+@pytest.mark.slow
 def test_pack_benchmark_quick_mode_runs(capsys: pytest.CaptureFixture[str]) -> None:
     if load_locomo() is None:
         pytest.skip("LoCoMo dataset not available")

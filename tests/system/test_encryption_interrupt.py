@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -68,10 +67,8 @@ def test_encrypt_killed_at_any_step_leaves_the_old_store_or_the_new_one(
     assert len(expected) == COUNT
     proc = _encrypt(db, stop)
     assert proc.stderr is not None
-    deadline = time.monotonic() + 60
     line = proc.stderr.readline()
     assert line == f"zeromem: stopped at {stop}\n", line + proc.stderr.read()
-    assert time.monotonic() < deadline
     proc.send_signal(signal.SIGKILL)
     proc.wait()
 
@@ -87,7 +84,7 @@ def test_encrypt_killed_at_any_step_leaves_the_old_store_or_the_new_one(
     # A second run completes the job and removes any stale copy.
     if stop != "swapped":
         finished = _encrypt(db, None)
-        _, err = finished.communicate(timeout=60)
+        _, err = finished.communicate(timeout=600)
         assert finished.returncode == 0, err
     assert _contents(db, KEY) == expected
     assert [p.name for p in _files(db) if p.name != db.name and p.stat().st_size] == []
@@ -132,7 +129,7 @@ def test_a_killed_decrypt_leaves_a_private_copy_that_the_next_open_removes(
     db = tmp_path / "memories.db"
     _seed(db)
     encrypting = _encrypt(db, None)
-    assert encrypting.wait(timeout=60) == 0
+    assert encrypting.wait(timeout=600) == 0
     env = {**os.environ, "ZEROMEM_KEY": KEY, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "zeromem_cli", "decrypt", "--db", str(db)],

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.hooks.conftest import HOOK_LIMIT_MS
 from zeromem_cli import MemoryStore
 
 ZEROMEM = [sys.executable, "-c", "from zeromem_cli.cli import main; main()"]
@@ -173,6 +174,7 @@ def test_reads_that_count_accesses_still_answer_on_a_full_disk(
             }
         )
         env = {**os.environ, "ZEROMEM_HOME": str(home)}
+        env["ZEROMEM_HOOKS_TIMEOUT_MS"] = HOOK_LIMIT_MS  # a loaded machine must not drop it
         hook = subprocess.run(
             [*ZEROMEM, "hook", "claude-code", "user-prompt", "--db", str(db)],
             input=body, capture_output=True, text=True, env=env, timeout=120, check=False,

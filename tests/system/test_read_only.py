@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.hooks.conftest import HOOK_LIMIT_MS
 from zeromem_cli import MemoryStore
 
 ZEROMEM = [sys.executable, "-m", "zeromem_cli"]
@@ -55,7 +56,7 @@ def read_only(tmp_path: Path):  # type: ignore[no-untyped-def]
         argv = [*ZEROMEM, *args, "--db", str(db)]
         if args[0] == "hook":  # the hook fast path takes --db after its two words
             argv = [*ZEROMEM, *args[:3], "--db", str(db), *args[3:]]
-        env = dict(os.environ, ZEROMEM_LOG_ENABLED="true")
+        env = dict(os.environ, ZEROMEM_LOG_ENABLED="true", ZEROMEM_HOOKS_TIMEOUT_MS=HOOK_LIMIT_MS)
         if root:
             return subprocess.run(
                 _wrap(folder, argv), input=stdin, capture_output=True, text=True, env=env
