@@ -47,6 +47,7 @@ def test_mcp_benchmark_measures_an_installed_server_from_outside_the_checkout(
     assert results["start_up"]["first_search"] > 0
 
 
+@pytest.mark.slow
 def test_mcp_benchmark_measures_the_store_of_chat_turns(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

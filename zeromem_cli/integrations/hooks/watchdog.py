@@ -3,9 +3,12 @@
 What is limited is the run's own work, its CPU time (``time.process_time``): a loaded machine
 that gives the hook a slower share of its cores must not drop the injection. A run that
 waits without working (SQLite waiting on another process's lock: its busy timeout is 30 s) is
-limited by wall time instead, two seconds past the limit (a machine at load 16 stretched a
-100k-memory session start to 2.5 s of wall time for well under its CPU limit): under the
-timeout ``setup`` writes for the harness (``setup.targets``: the limit plus three seconds).
+limited by the time it spent blocked instead, two seconds past the limit: under the timeout
+``setup`` writes for the harness (``setup.targets``: the limit plus three seconds). Blocked is
+wall time less the time the run's thread ran and the time it sat ready in the run queue
+(Linux's ``/proc/self/task/<tid>/schedstat``): at load 20 a hook waited for a CPU for over
+two seconds without blocking at all, and must not be taken for one stuck on a lock. Where
+schedstat is missing, wall time stands in for blocked time.
 
 A thread, not a signal: SQLite waiting on a lock sleeps in C, where a Python signal handler
 would not run until it returns; the thread runs meanwhile, because sqlite3 releases the GIL
@@ -39,8 +42,11 @@ class Watchdog:
         self._thread = threading.Thread(target=self._watch, daemon=True)
 
     def start(self) -> Watchdog:
+        """Start watching the calling thread's run (call it from the thread doing the work)."""
+        self._schedstat = f"/proc/self/task/{threading.get_native_id()}/schedstat"
         self._cpu_start = time.process_time()
         self._wall_start = time.monotonic()
+        self._busy_start = _busy(self._schedstat)
         self._thread.start()
         return self
 
@@ -54,9 +60,20 @@ class Watchdog:
             if cpu > self._seconds:
                 self._expire("of work")
                 return
-            if wall > self._seconds + WALL_GRACE:
+            if (
+                wall > self._seconds + WALL_GRACE
+                and self._blocked(wall) > self._seconds + WALL_GRACE
+            ):
                 self._expire(f"waiting ({wall * 1000:.0f} ms in all)")
                 return
+
+    def _blocked(self, wall: float) -> float:
+        """Seconds the watched thread spent neither running nor ready to run (wall time
+        where the kernel does not say)."""
+        busy = _busy(self._schedstat)
+        if busy is None or self._busy_start is None:
+            return wall
+        return wall - (busy - self._busy_start)
 
     def _expire(self, what: str) -> None:
         if not self.answer_lock.acquire(blocking=False):
@@ -68,3 +85,14 @@ class Watchdog:
             os.write(2, line.encode())
         finally:
             os._exit(0)
+
+
+def _busy(schedstat: str) -> float | None:
+    """Seconds a thread has run plus waited in the run queue, from its schedstat line
+    ("run_ns wait_ns slices"); None where the file is missing or unreadable."""
+    try:
+        with open(schedstat, encoding="ascii") as stat:
+            ran, waited = stat.read().split()[:2]
+        return (int(ran) + int(waited)) / 1e9
+    except (OSError, ValueError):
+        return None

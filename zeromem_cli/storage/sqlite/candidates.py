@@ -22,10 +22,21 @@ from zeromem_cli.storage.sqlite.sql import filter_clause, scope_params, scope_sq
 from zeromem_cli.storage.sqlite.window import Window, find_window
 from zeromem_cli.text.query import Term
 
-# The first FTS-only pass ranks this many matches (at least); widened x8 while the scope and
-# filters leave too few of them, up to WIDEST, beyond which one joined pass ranks them all.
+# The first FTS-only pass ranks this many matches (at least). When the scope and filters leave
+# too few of them, one wider pass is tried only if the share that survived says it would be
+# enough (with SURVIVAL_MARGIN to spare) and stays within WIDEST; otherwise one joined pass
+# ranks every match. FTS5 scores every match of a pass before it sorts them, so each pass
+# costs about as much as the joined one: blind widening (x8, x8, then joined) paid three.
 FIRST_PASS = 400
 WIDEST = 25_600
+SURVIVAL_MARGIN = 1.5
+# A scope holding at most this many memories is ranked in one pass over its own matches
+# (``_within_scope``): FTS5 walks every match but scores only the scope's, so a project of a
+# few thousand memories in a store of many never pays for scoring the rest of the store
+# (`python -m benchmarks.speed --only latency` times an empty project's search beside the
+# unscoped one; tests/core/test_scoped_ranking.py shows the ranks are unchanged). Counting a
+# scope up to it walks at most this many index entries.
+SMALL_SCOPE = 4096
 
 
 def holds_at_least(conn: sqlite3.Connection, matches: Iterable[str], count: int) -> bool:
@@ -81,9 +92,11 @@ def ranked(
 
     BM25 is computed inside FTS5 and only the best matches are joined to ``memories``: joining
     every match first (tens of thousands for common words) cost more than the ranking itself.
-    When the scope and filters reject too many of those, the pass is widened, and past
-    ``WIDEST`` a single joined query ranks every match, so the result is the same as ranking
-    all matches at once.
+    When the scope and filters reject too many of those, the pass is widened once if the
+    share that survived says that will do, else a single joined query ranks every match, so
+    the result is the same as ranking all matches at once. A scope of at most ``SMALL_SCOPE``
+    memories (a project in a store of many) is ranked in one pass that scores only its own
+    matches, and an empty one answers at once.
 
     ``words`` (the terms of each query word, which ``match`` ORs, or ANDs with ``every``)
     allows bounded ranking: when a word has more than ``window.LARGE`` matches, only the
@@ -91,8 +104,14 @@ def ranked(
     too few of those are visible.
     """
     where, params = filter_clause(filters, now)
-    where = f"{scope_sql(scope)} AND {where}"
+    owner = scope_sql(scope)
+    where = f"{owner} AND {where}"
     params.update(candidates=candidates, **scope_params(scope))
+    held = _scope_size(conn, owner, params, SMALL_SCOPE + 1)
+    if held == 0:
+        return []
+    if held <= SMALL_SCOPE:
+        return _within_scope(conn, match, owner, where, params)
     if words is not None:
         bounds = find_window(conn, words, every=every)
         if bounds is not None:
@@ -123,15 +142,51 @@ def _rank(
         rows = _visible(conn, ranked, candidates, where, params)
         if len(rows) >= candidates or len(ranked) < first:
             return rows  # enough survived the scope and filters, or every match was ranked
-        first *= 8
+        first = _wider(first, len(rows), candidates)
     sql = (
         f"SELECT m.*, bm25(memories_fts, {weights}) AS rank "
         "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
         f"WHERE memories_fts MATCH :match AND {within} AND {where} "
         "ORDER BY rank, m.id DESC LIMIT :candidates"
     )
-    params = {**params, **within_params, "match": match}
-    return [(row, float(row["rank"])) for row in conn.execute(sql, params)]
+    return _scored(conn.execute(sql, {**params, **within_params, "match": match}))
+
+
+def _within_scope(
+    conn: sqlite3.Connection, match: str, owner: str, where: str, params: dict[str, Any]
+) -> list[tuple[sqlite3.Row, float]]:
+    """``ranked`` for a small scope, in one pass: FTS5 walks the matches, the scope's ids (a
+    list built once from the scope index) keep only the scope's, and only those are scored
+    and joined. Unary ``+``: the ids filter the matches, never drive the scan. BM25 still
+    weighs terms by the whole index, so the ranks are those of a pass over every match."""
+    weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+    sql = (
+        f"SELECT m.*, bm25(memories_fts, {weights}) AS rank "
+        "FROM memories_fts CROSS JOIN memories m ON m.id = memories_fts.rowid "
+        "WHERE memories_fts MATCH :match "
+        f"AND +memories_fts.rowid IN (SELECT m.id FROM memories m WHERE {owner}) AND {where} "
+        "ORDER BY rank, m.id DESC LIMIT :candidates"
+    )
+    return _scored(conn.execute(sql, {**params, "match": match}))
+
+
+def _scope_size(conn: sqlite3.Connection, owner: str, params: dict[str, Any], cap: int) -> int:
+    """How many memories the scope ``owner`` holds, deleted ones included, counted up to
+    ``cap`` on the scope index: a large scope costs ``cap`` index entries, never a scan."""
+    sql = f"SELECT count(*) FROM (SELECT 1 FROM memories m WHERE {owner} LIMIT :cap)"
+    return int(conn.execute(sql, {**params, "cap": cap}).fetchone()[0])
+
+
+def _wider(first: int, survived: int, candidates: int) -> int:
+    """The next pass's size: what the share that survived ``first`` says would yield
+    ``candidates``, or past ``WIDEST`` (the joined pass) when that share is too small."""
+    if survived == 0:
+        return WIDEST + 1
+    return max(first * 2, int(first * candidates / survived * SURVIVAL_MARGIN))
+
+
+def _scored(rows: Iterable[sqlite3.Row]) -> list[tuple[sqlite3.Row, float]]:
+    return [(row, float(row["rank"])) for row in rows]
 
 
 def _visible(
@@ -146,12 +201,16 @@ def _visible(
 
     Rows are looked up in rank order, a little more than still needed at a time: most often
     the first batch is enough, and every row not looked up is one less Row object built.
+    Each later batch is at least twice the one before, so a scope that rejects most matches
+    costs a few look-ups, not one per handful of rows.
     """
     rows: list[tuple[sqlite3.Row, float]] = []
     start = 0
+    size = 0
     while start < len(ranked) and len(rows) < candidates:
         need = candidates - len(rows)
-        batch = ranked[start : start + need + need // 4 + 8]
+        size = max(need + need // 4 + 8, 2 * size)
+        batch = ranked[start : start + size]
         start += len(batch)
         found = {
             row["id"]: row
