@@ -62,11 +62,9 @@ def test_a_capture_blocked_by_a_locked_database_stops_at_the_time_limit(
     result = run_hook(
         "claude-code", "stop", payload("claude-code", "stop", transcript), db=locked, env=env
     )
-    elapsed = time.monotonic() - started
     # The watchdog ended the wait (the store's own busy timeout would have waited 30 s and
     # then failed with its own message).
     assert "timed out after 700 ms waiting" in failed(result)
-    assert elapsed >= 0.7
 
 
 def test_injection_still_reads_a_database_another_process_is_writing(locked: Path) -> None:
