@@ -60,10 +60,14 @@ CACHE = REPO / "benchmarks" / ".cache"
 # pack@budget with semantic on under each, beside semantic off.
 PACK_VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
-    "pack hits 10": {"semantic_pack_hits": 10},
+    "no lift": {"semantic_pack_lift": False},
+    "share 0.3": {"semantic_pack_share": 0.3},
+    "share 0.7": {"semantic_pack_share": 0.7},
+    "share 1.0": {"semantic_pack_share": 1.0},
     "pack hits 1": {"semantic_pack_hits": 1},
-    "floor 0.85": {"semantic_floor": 0.85},
-    "tail 0 (dense only fill)": {"semantic_tail": 0},
+    "pack hits 5": {"semantic_pack_hits": 5},
+    "pack hits 10": {"semantic_pack_hits": 10},
+    "below every lexical hit (sure 0.01)": {"semantic_sure": 0.01},
 }
 AGENT_PACK_BUDGET = 300  # the prompt hook's default budget
 DEPTH = 10
@@ -201,16 +205,16 @@ def print_pack_variants(asked: Sequence[Asked], title: str) -> None:
     print(f"\n{title}: pack recall, TUNING only (semantic off: {off:.3f})")
     groups = sorted({(a.group[2]) for a in items}, reverse=True)
     print(
-        f"{'variant':<26} {'all':>6} "
+        f"{'variant':<36} {'all':>6} "
         + " ".join(f"{('shares a word' if g else 'other words'):>14}" for g in groups)
     )
     for name in PACK_VARIANTS:
         row = [_mean([a.variants[name] for a in items])]
         row += [_mean([a.variants[name] for a in items if a.group[2] == g]) for g in groups]
-        print(f"{name:<26} {row[0]:>6.3f} " + " ".join(f"{v:>14.3f}" for v in row[1:]))
+        print(f"{name:<36} {row[0]:>6.3f} " + " ".join(f"{v:>14.3f}" for v in row[1:]))
     off = [_mean([a.packed[False] for a in items if a.group[2] == g]) for g in groups]
     print(
-        f"{'semantic off':<26} {_mean([a.packed[False] for a in items]):>6.3f} "
+        f"{'semantic off':<36} {_mean([a.packed[False] for a in items]):>6.3f} "
         + " ".join(f"{v:>14.3f}" for v in off)
     )
 
@@ -339,8 +343,9 @@ def locomo(
         for c in conversations
         if ("held_out" if locomo_held_out(c.sample_id) else "tuning") in halves
     ]
-    model = load()
-    cached = Cached(model, CACHE / f"semantic-locomo-{model.name.replace('/', '_')}.npz")
+    from benchmarks.embedding_cache import DiskCached
+
+    cached = DiskCached(load())
     os.environ["ZEROMEM_SEARCH_SEMANTIC"] = "off"  # built lexically, then indexed
     try:
         stores = build_locomo(conversations, workdir)
@@ -351,7 +356,6 @@ def locomo(
         for number, (conv, store) in enumerate(zip(conversations, stores, strict=True)):
             started = time.perf_counter()
             store.index(embedder=cached)
-            cached.save()
             print(
                 f"  LoCoMo {number + 1}/{len(conversations)} embedded "
                 f"({time.perf_counter() - started:.0f} s)",
@@ -413,10 +417,14 @@ def print_locomo(asked: Sequence[Asked], merge: Tuning = DEFAULT_TUNING) -> None
 
 
 def longmemeval(per_half: int) -> dict[str, list[dict[str, float]]]:
-    """The first ``per_half`` haystacks of each half (~500 turns each, embedded once: vectors
-    cached under benchmarks/.cache), as ``benchmarks.longmemeval`` builds them; turn R@10 and
-    pack@1000 with semantic off and on. {half: [metrics of one question]}."""
+    """The first ``per_half`` haystacks of each half (~500 turns each), as
+    ``benchmarks.longmemeval`` builds them; turn R@10 and pack@1000 with semantic off and on.
+    {half: [metrics of one question]}. Vectors come from the on-disk cache
+    (``benchmarks.embedding_cache``: a second run embeds nothing); the halves are taken in
+    turn, and each question's row is printed to stderr as it is done, so a run cut short
+    still has both halves."""
     from benchmarks.datasets import load_longmemeval, longmemeval_held_out
+    from benchmarks.embedding_cache import DiskCached
 
     haystacks = load_longmemeval()
     if haystacks is None:
@@ -427,49 +435,55 @@ def longmemeval(per_half: int) -> dict[str, list[dict[str, float]]]:
         half = "held_out" if longmemeval_held_out(stack.question_id) else "tuning"
         if len(chosen[half]) < per_half:
             chosen[half].append(stack)
-    model = load()
-    cached = Cached(model, CACHE / f"semantic-lme-{model.name.replace('/', '_')}.npz")
+    turns = [
+        (half, number, stack)
+        for number in range(per_half)
+        for half, stacks in chosen.items()
+        if number < len(stacks)
+        for stack in [stacks[number]]
+    ]
+    cached = DiskCached(load())
     out: dict[str, list[dict[str, float]]] = {"tuning": [], "held_out": []}
     with tempfile.TemporaryDirectory(prefix="zeromem-lme-sem-") as folder:
-        for half, stacks in chosen.items():
-            for number, stack in enumerate(stacks):
-                path = Path(folder) / f"{half}-{number}.db"
-                with MemoryStore(
-                    path, session=None, settings=StoreSettings(semantic="off")
-                ) as writer:
-                    writer.connection.execute("PRAGMA synchronous=OFF")
-                    with writer.transaction():
-                        ids = [
-                            writer.write(
-                                turn.memory_text,
-                                created_at=turn.when,
-                                session=turn.session_id,
-                                allow_duplicate=True,
-                                category="chat",
-                                allow_secret=True,
-                            ).memory.id
-                            for turn in stack.turns
-                        ]
-                    started = time.perf_counter()
-                    writer.index(embedder=cached)
-                    cached.save()
-                    print(
-                        f"  LongMemEval {half} {number + 1}/{len(stacks)} embedded "
-                        f"({time.perf_counter() - started:.0f} s)",
-                        file=sys.stderr,
-                    )
-                answers = {ids[i] for i, t in enumerate(stack.turns) if t.has_answer}
-                asked = stack.asked
-                row: dict[str, float] = {}
-                with MemoryStore(path, session="question", clock=lambda a=asked: a) as store:
-                    for on in (False, True):
-                        mode = "on" if on else "off"
-                        found = [m.id for m in store.search(stack.question, 10, semantic=on)]
-                        row[f"R@10 {mode}"] = len(answers & set(found)) / len(answers)
-                        packed = store.pack(stack.question, budget=1000, touch=False, semantic=on)
-                        got = {m.id for m in packed.memories}
-                        row[f"pack@1000 {mode}"] = len(answers & got) / len(answers)
-                out[half].append(row)
+        for half, number, stack in turns:
+            path = Path(folder) / f"{half}-{number}.db"
+            with MemoryStore(path, session=None, settings=StoreSettings(semantic="off")) as writer:
+                writer.connection.execute("PRAGMA synchronous=OFF")
+                with writer.transaction():
+                    ids = [
+                        writer.write(
+                            turn.memory_text,
+                            created_at=turn.when,
+                            session=turn.session_id,
+                            allow_duplicate=True,
+                            category="chat",
+                            allow_secret=True,
+                        ).memory.id
+                        for turn in stack.turns
+                    ]
+                started = time.perf_counter()
+                writer.index(embedder=cached)
+                spent = time.perf_counter() - started
+            answers = {ids[i] for i, t in enumerate(stack.turns) if t.has_answer}
+            asked = stack.asked
+            row: dict[str, float] = {}
+            with MemoryStore(path, session="question", clock=lambda a=asked: a) as store:
+                for on in (False, True):
+                    mode = "on" if on else "off"
+                    found = [m.id for m in store.search(stack.question, 10, semantic=on)]
+                    row[f"R@10 {mode}"] = len(answers & set(found)) / len(answers)
+                    packed = store.pack(stack.question, budget=1000, touch=False, semantic=on)
+                    got = {m.id for m in packed.memories}
+                    row[f"pack@1000 {mode}"] = len(answers & got) / len(answers)
+            out[half].append(row)
+            print(
+                f"  LongMemEval {half} {number + 1}/{len(chosen[half])}: embedded in "
+                f"{spent:.0f} s ({cached.hits} cached, {cached.embedded} embedded so far) "
+                + json.dumps(row),
+                file=sys.stderr,
+                flush=True,
+            )
+    cached.close()
     return out
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from zeromem_cli.models import Filters, Scope
-from zeromem_cli.ranking.factors import semantic_merge
+from zeromem_cli.ranking.factors import semantic_merge, semantic_pack_merge
 from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
 from zeromem_cli.semantic import blocks
 from zeromem_cli.semantic.need import holding
@@ -101,15 +101,19 @@ def joined(
     query: np.ndarray,
     cache: Cache | None = None,
     tuning: Tuning = DEFAULT_TUNING,
-    dense_limit: int | None = None,
+    pack: bool = False,
 ) -> list[tuple[Any, float]]:
-    """The lexical hits of a search with the nearest memories merged in
-    (``ranking.factors.semantic_merge``), at most ``dense_limit`` of them (pack: its pool is
-    far larger than a page, and filling it with dense hits crowded out better ones).
+    """The lexical hits of a search with the nearest memories merged in: as a page
+    (``ranking.factors.semantic_merge``) or, for ``pack``, scored for a budget
+    (``semantic_pack_merge``: at most ``semantic_pack_hits`` of them, on the lexical scale).
     ``words``: the question's content words (how much of it a lexical hit holds)."""
     if tuning.semantic_floor > 1.0:  # switched off (the ablation's way)
         return list(lexical[:limit])
     if filters.min_score is not None:
         return list(lexical[:limit])  # a score threshold is a lexical one: no similarity passes
-    dense = nearest(backend, scope, now, filters, query, min(limit, dense_limit or limit), cache)
+    if pack:
+        want = min(limit, max(tuning.semantic_pack_hits, 0))
+        dense = nearest(backend, scope, now, filters, query, want, cache)
+        return semantic_pack_merge(lexical, dense, limit, holding(words), tuning)
+    dense = nearest(backend, scope, now, filters, query, limit, cache)
     return semantic_merge(lexical, dense, limit, holding(words), tuning)
