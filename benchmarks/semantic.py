@@ -68,6 +68,9 @@ PACK_VARIANTS: dict[str, dict[str, Any]] = {
     "pack hits 5": {"semantic_pack_hits": 5},
     "pack hits 10": {"semantic_pack_hits": 10},
     "below every lexical hit (sure 0.01)": {"semantic_sure": 0.01},
+    "share 0.7, hits 5": {"semantic_pack_share": 0.7, "semantic_pack_hits": 5},
+    "share 1.0, hits 5": {"semantic_pack_share": 1.0, "semantic_pack_hits": 5},
+    "share 1.0, hits 7": {"semantic_pack_share": 1.0, "semantic_pack_hits": 7},
 }
 AGENT_PACK_BUDGET = 300  # the prompt hook's default budget
 DEPTH = 10
@@ -810,6 +813,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="How dense hits enter pack: variants on the TUNING halves only (LoCoMo: tuning).",
     )
     parser.add_argument(
+        "--variants",
+        default="",
+        help="With --pack-variants: only these (comma-separated names; 'default' always runs).",
+    )
+    parser.add_argument(
         "--longmemeval",
         type=int,
         default=0,
@@ -819,6 +827,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="Cold runs per row of --costs.")
     parser.add_argument("--quick", action="store_true", help="One tuning store; tier 2,000.")
     args = parser.parse_args(argv)
+    if args.variants:
+        wanted = {"default", *(name.strip() for name in args.variants.split(","))}
+        for name in [n for n in PACK_VARIANTS if n not in wanted]:
+            del PACK_VARIANTS[name]
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         if args.longmemeval:  # LongMemEval alone
