@@ -815,7 +815,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--variants",
         default="",
-        help="With --pack-variants: only these (comma-separated names; 'default' always runs).",
+        help="With --pack-variants: only these (names separated by ';'; 'default' always runs).",
     )
     parser.add_argument(
         "--longmemeval",
@@ -828,7 +828,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="One tuning store; tier 2,000.")
     args = parser.parse_args(argv)
     if args.variants:
-        wanted = {"default", *(name.strip() for name in args.variants.split(","))}
+        wanted = {"default", *(name.strip() for name in args.variants.split(";"))}
         for name in [n for n in PACK_VARIANTS if n not in wanted]:
             del PACK_VARIANTS[name]
     with tempfile.TemporaryDirectory() as tmp:
