@@ -3,6 +3,7 @@
     python -m benchmarks.semantic                 # agent-memory set, every split
     python -m benchmarks.semantic --ablation      # merge settings tried on the TUNING stores
     python -m benchmarks.semantic --locomo        # LoCoMo halves, semantic off and on
+    python -m benchmarks.semantic --agent-pack    # agent-memory pack@300, every split
     python -m benchmarks.semantic --longmemeval 6 # LongMemEval_S, 6 questions a half, off and on
     python -m benchmarks.semantic --costs [--tier 100000] [--runs 5]   # the costs alone
 
@@ -144,7 +145,9 @@ def _candidates(
     return lexical, dense, list(parsed.content)
 
 
-def agent_memory(stores: Sequence[Store], workdir: Path, variants: bool = False) -> list[Asked]:
+def agent_memory(
+    stores: Sequence[Store], workdir: Path, variants: bool = False, packs: bool = False
+) -> list[Asked]:
     asked: list[Asked] = []
     for store in stores:
         path = workdir / f"{store.name}.db"
@@ -163,6 +166,17 @@ def agent_memory(stores: Sequence[Store], workdir: Path, variants: bool = False)
                     words,
                     lambda row, ids=ids: ids[row["id"]],
                 )
+                if packs:  # pack@300 (the prompt hook's budget), semantic off and on
+                    for on in (False, True):
+                        result = db.pack(
+                            question.question,
+                            budget=AGENT_PACK_BUDGET,
+                            touch=False,
+                            semantic=on,
+                            as_of=when,
+                        )
+                        got = {ids[m.id] for m in result.memories}
+                        item.packed[on] = len(item.gold & got) / len(item.gold)
                 if variants and store.split == "tuning":
                     _pack_variants(
                         db,
@@ -220,6 +234,20 @@ def print_pack_variants(asked: Sequence[Asked], title: str) -> None:
         f"{'semantic off':<36} {_mean([a.packed[False] for a in items]):>6.3f} "
         + " ".join(f"{v:>14.3f}" for v in off)
     )
+
+
+def print_agent_packs(asked: Sequence[Asked]) -> None:
+    """pack@300 recall per split and question kind, semantic off and on."""
+    print(f"\nAgent-memory set, pack@{AGENT_PACK_BUDGET} (the prompt hook's budget)")
+    print(f"{'split':<9} {'questions':<12} {'n':>4} {'off':>6} {'on':>6}")
+    for split in ("tuning", "held_out"):
+        for kind, shares in (("shared-word", True), ("paraphrase", False)):
+            items = [a for a in asked if a.group[0] == split and a.group[2] == shares and a.packed]
+            print(
+                f"{split:<9} {kind:<12} {len(items):>4} "
+                f"{_mean([a.packed[False] for a in items]):>6.3f} "
+                f"{_mean([a.packed[True] for a in items]):>6.3f}"
+            )
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -813,6 +841,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="How dense hits enter pack: variants on the TUNING halves only (LoCoMo: tuning).",
     )
     parser.add_argument(
+        "--agent-pack",
+        action="store_true",
+        help="Agent-memory set: pack@300 per split, semantic off and on.",
+    )
+    parser.add_argument(
         "--variants",
         default="",
         help="With --pack-variants: only these (names separated by ';'; 'default' always runs).",
@@ -845,8 +878,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.pack_variants:  # decided on the tuning stores alone
             stores = [s for s in stores if s.split == "tuning"]
         halves = ("tuning",) if args.pack_variants else ("tuning", "held_out")
-        asked = agent_memory(stores, workdir, args.pack_variants)
+        asked = agent_memory(stores, workdir, args.pack_variants, args.agent_pack)
         print_agent_memory(asked)
+        if args.agent_pack:
+            print_agent_packs(asked)
         loc = locomo(workdir, args.conversations, halves, args.pack_variants) if args.locomo else []
         if loc:
             print_locomo(loc)
