@@ -18,4 +18,4 @@ def test_quick_run_prints_recall_ablation_and_costs(capsys: pytest.CaptureFixtur
     assert "paraphrase >= 0.75, shared-word >= 0.98" in out
     assert "Merge ablation, TUNING stores only" in out and "issue anchor" in out
     assert "vector bytes per memory" in out and "<= 1 KB" in out
-    assert "cold `zeromem search` at 2,000, semantic on" in out
+    assert "cold `zeromem search`, a question in other words, semantic on at 2,000" in out
