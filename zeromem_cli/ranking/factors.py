@@ -201,12 +201,18 @@ def semantic_pack_merge(
         return list(lexical[:limit])
     best = dense[0][1]
     top = max((score for _, score in lexical), default=0.0)
-    sure = [score for row, score in lexical if held(row) >= tuning.semantic_sure]
-    cap = min(sure) * 0.999 if sure and top > 0 else math.inf
     scale = tuning.semantic_pack_share * top if top > 0 else 1.0
-    joining = {
-        row["id"]: (row, min(cap, scale * sim / best if best > 0 else 0.0)) for row, sim in fresh
-    }
+    raw = [(row, scale * sim / best if best > 0 else 0.0) for row, sim in fresh]
+    # Only a lexical hit scoring under a joining score can cap it: what each holds of the
+    # question is worked out for those alone (pack's pool holds hundreds).
+    highest = max(score for _, score in raw)
+    sure = [
+        score
+        for row, score in lexical[:limit]
+        if score * 0.999 < highest and held(row) >= tuning.semantic_sure
+    ]
+    cap = min(sure) * 0.999 if sure and top > 0 else math.inf
+    joining = {row["id"]: (row, min(cap, score)) for row, score in raw}
     merged = [
         (row, max(score, joining.pop(row["id"])[1]) if row["id"] in joining else score)
         for row, score in lexical[:limit]
