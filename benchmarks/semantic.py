@@ -3,6 +3,7 @@
     python -m benchmarks.semantic                 # agent-memory set, every split
     python -m benchmarks.semantic --ablation      # merge settings tried on the TUNING stores
     python -m benchmarks.semantic --locomo        # LoCoMo halves, semantic off and on
+    python -m benchmarks.semantic --agent-pack    # agent-memory pack@300, every split
     python -m benchmarks.semantic --longmemeval 6 # LongMemEval_S, 6 questions a half, off and on
     python -m benchmarks.semantic --costs [--tier 100000] [--runs 5]   # the costs alone
 
@@ -60,10 +61,17 @@ CACHE = REPO / "benchmarks" / ".cache"
 # pack@budget with semantic on under each, beside semantic off.
 PACK_VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
-    "pack hits 10": {"semantic_pack_hits": 10},
+    "no lift": {"semantic_pack_lift": False},
+    "share 0.3": {"semantic_pack_share": 0.3},
+    "share 0.7": {"semantic_pack_share": 0.7},
+    "share 1.0": {"semantic_pack_share": 1.0},
     "pack hits 1": {"semantic_pack_hits": 1},
-    "floor 0.85": {"semantic_floor": 0.85},
-    "tail 0 (dense only fill)": {"semantic_tail": 0},
+    "pack hits 5": {"semantic_pack_hits": 5},
+    "pack hits 10": {"semantic_pack_hits": 10},
+    "below every lexical hit (sure 0.01)": {"semantic_sure": 0.01},
+    "share 0.7, hits 5": {"semantic_pack_share": 0.7, "semantic_pack_hits": 5},
+    "share 1.0, hits 5": {"semantic_pack_share": 1.0, "semantic_pack_hits": 5},
+    "share 1.0, hits 7": {"semantic_pack_share": 1.0, "semantic_pack_hits": 7},
 }
 AGENT_PACK_BUDGET = 300  # the prompt hook's default budget
 DEPTH = 10
@@ -137,7 +145,9 @@ def _candidates(
     return lexical, dense, list(parsed.content)
 
 
-def agent_memory(stores: Sequence[Store], workdir: Path, variants: bool = False) -> list[Asked]:
+def agent_memory(
+    stores: Sequence[Store], workdir: Path, variants: bool = False, packs: bool = False
+) -> list[Asked]:
     asked: list[Asked] = []
     for store in stores:
         path = workdir / f"{store.name}.db"
@@ -156,6 +166,17 @@ def agent_memory(stores: Sequence[Store], workdir: Path, variants: bool = False)
                     words,
                     lambda row, ids=ids: ids[row["id"]],
                 )
+                if packs:  # pack@300 (the prompt hook's budget), semantic off and on
+                    for on in (False, True):
+                        result = db.pack(
+                            question.question,
+                            budget=AGENT_PACK_BUDGET,
+                            touch=False,
+                            semantic=on,
+                            as_of=when,
+                        )
+                        got = {ids[m.id] for m in result.memories}
+                        item.packed[on] = len(item.gold & got) / len(item.gold)
                 if variants and store.split == "tuning":
                     _pack_variants(
                         db,
@@ -201,18 +222,32 @@ def print_pack_variants(asked: Sequence[Asked], title: str) -> None:
     print(f"\n{title}: pack recall, TUNING only (semantic off: {off:.3f})")
     groups = sorted({(a.group[2]) for a in items}, reverse=True)
     print(
-        f"{'variant':<26} {'all':>6} "
+        f"{'variant':<36} {'all':>6} "
         + " ".join(f"{('shares a word' if g else 'other words'):>14}" for g in groups)
     )
     for name in PACK_VARIANTS:
         row = [_mean([a.variants[name] for a in items])]
         row += [_mean([a.variants[name] for a in items if a.group[2] == g]) for g in groups]
-        print(f"{name:<26} {row[0]:>6.3f} " + " ".join(f"{v:>14.3f}" for v in row[1:]))
+        print(f"{name:<36} {row[0]:>6.3f} " + " ".join(f"{v:>14.3f}" for v in row[1:]))
     off = [_mean([a.packed[False] for a in items if a.group[2] == g]) for g in groups]
     print(
-        f"{'semantic off':<26} {_mean([a.packed[False] for a in items]):>6.3f} "
+        f"{'semantic off':<36} {_mean([a.packed[False] for a in items]):>6.3f} "
         + " ".join(f"{v:>14.3f}" for v in off)
     )
+
+
+def print_agent_packs(asked: Sequence[Asked]) -> None:
+    """pack@300 recall per split and question kind, semantic off and on."""
+    print(f"\nAgent-memory set, pack@{AGENT_PACK_BUDGET} (the prompt hook's budget)")
+    print(f"{'split':<9} {'questions':<12} {'n':>4} {'off':>6} {'on':>6}")
+    for split in ("tuning", "held_out"):
+        for kind, shares in (("shared-word", True), ("paraphrase", False)):
+            items = [a for a in asked if a.group[0] == split and a.group[2] == shares and a.packed]
+            print(
+                f"{split:<9} {kind:<12} {len(items):>4} "
+                f"{_mean([a.packed[False] for a in items]):>6.3f} "
+                f"{_mean([a.packed[True] for a in items]):>6.3f}"
+            )
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -339,8 +374,9 @@ def locomo(
         for c in conversations
         if ("held_out" if locomo_held_out(c.sample_id) else "tuning") in halves
     ]
-    model = load()
-    cached = Cached(model, CACHE / f"semantic-locomo-{model.name.replace('/', '_')}.npz")
+    from benchmarks.embedding_cache import DiskCached
+
+    cached = DiskCached(load())
     os.environ["ZEROMEM_SEARCH_SEMANTIC"] = "off"  # built lexically, then indexed
     try:
         stores = build_locomo(conversations, workdir)
@@ -351,7 +387,6 @@ def locomo(
         for number, (conv, store) in enumerate(zip(conversations, stores, strict=True)):
             started = time.perf_counter()
             store.index(embedder=cached)
-            cached.save()
             print(
                 f"  LoCoMo {number + 1}/{len(conversations)} embedded "
                 f"({time.perf_counter() - started:.0f} s)",
@@ -413,10 +448,14 @@ def print_locomo(asked: Sequence[Asked], merge: Tuning = DEFAULT_TUNING) -> None
 
 
 def longmemeval(per_half: int) -> dict[str, list[dict[str, float]]]:
-    """The first ``per_half`` haystacks of each half (~500 turns each, embedded once: vectors
-    cached under benchmarks/.cache), as ``benchmarks.longmemeval`` builds them; turn R@10 and
-    pack@1000 with semantic off and on. {half: [metrics of one question]}."""
+    """The first ``per_half`` haystacks of each half (~500 turns each), as
+    ``benchmarks.longmemeval`` builds them; turn R@10 and pack@1000 with semantic off and on.
+    {half: [metrics of one question]}. Vectors come from the on-disk cache
+    (``benchmarks.embedding_cache``: a second run embeds nothing); the halves are taken in
+    turn, and each question's row is printed to stderr as it is done, so a run cut short
+    still has both halves."""
     from benchmarks.datasets import load_longmemeval, longmemeval_held_out
+    from benchmarks.embedding_cache import DiskCached
 
     haystacks = load_longmemeval()
     if haystacks is None:
@@ -427,49 +466,55 @@ def longmemeval(per_half: int) -> dict[str, list[dict[str, float]]]:
         half = "held_out" if longmemeval_held_out(stack.question_id) else "tuning"
         if len(chosen[half]) < per_half:
             chosen[half].append(stack)
-    model = load()
-    cached = Cached(model, CACHE / f"semantic-lme-{model.name.replace('/', '_')}.npz")
+    turns = [
+        (half, number, stack)
+        for number in range(per_half)
+        for half, stacks in chosen.items()
+        if number < len(stacks)
+        for stack in [stacks[number]]
+    ]
+    cached = DiskCached(load())
     out: dict[str, list[dict[str, float]]] = {"tuning": [], "held_out": []}
     with tempfile.TemporaryDirectory(prefix="zeromem-lme-sem-") as folder:
-        for half, stacks in chosen.items():
-            for number, stack in enumerate(stacks):
-                path = Path(folder) / f"{half}-{number}.db"
-                with MemoryStore(
-                    path, session=None, settings=StoreSettings(semantic="off")
-                ) as writer:
-                    writer.connection.execute("PRAGMA synchronous=OFF")
-                    with writer.transaction():
-                        ids = [
-                            writer.write(
-                                turn.memory_text,
-                                created_at=turn.when,
-                                session=turn.session_id,
-                                allow_duplicate=True,
-                                category="chat",
-                                allow_secret=True,
-                            ).memory.id
-                            for turn in stack.turns
-                        ]
-                    started = time.perf_counter()
-                    writer.index(embedder=cached)
-                    cached.save()
-                    print(
-                        f"  LongMemEval {half} {number + 1}/{len(stacks)} embedded "
-                        f"({time.perf_counter() - started:.0f} s)",
-                        file=sys.stderr,
-                    )
-                answers = {ids[i] for i, t in enumerate(stack.turns) if t.has_answer}
-                asked = stack.asked
-                row: dict[str, float] = {}
-                with MemoryStore(path, session="question", clock=lambda a=asked: a) as store:
-                    for on in (False, True):
-                        mode = "on" if on else "off"
-                        found = [m.id for m in store.search(stack.question, 10, semantic=on)]
-                        row[f"R@10 {mode}"] = len(answers & set(found)) / len(answers)
-                        packed = store.pack(stack.question, budget=1000, touch=False, semantic=on)
-                        got = {m.id for m in packed.memories}
-                        row[f"pack@1000 {mode}"] = len(answers & got) / len(answers)
-                out[half].append(row)
+        for half, number, stack in turns:
+            path = Path(folder) / f"{half}-{number}.db"
+            with MemoryStore(path, session=None, settings=StoreSettings(semantic="off")) as writer:
+                writer.connection.execute("PRAGMA synchronous=OFF")
+                with writer.transaction():
+                    ids = [
+                        writer.write(
+                            turn.memory_text,
+                            created_at=turn.when,
+                            session=turn.session_id,
+                            allow_duplicate=True,
+                            category="chat",
+                            allow_secret=True,
+                        ).memory.id
+                        for turn in stack.turns
+                    ]
+                started = time.perf_counter()
+                writer.index(embedder=cached)
+                spent = time.perf_counter() - started
+            answers = {ids[i] for i, t in enumerate(stack.turns) if t.has_answer}
+            asked = stack.asked
+            row: dict[str, float] = {}
+            with MemoryStore(path, session="question", clock=lambda a=asked: a) as store:
+                for on in (False, True):
+                    mode = "on" if on else "off"
+                    found = [m.id for m in store.search(stack.question, 10, semantic=on)]
+                    row[f"R@10 {mode}"] = len(answers & set(found)) / len(answers)
+                    packed = store.pack(stack.question, budget=1000, touch=False, semantic=on)
+                    got = {m.id for m in packed.memories}
+                    row[f"pack@1000 {mode}"] = len(answers & got) / len(answers)
+            out[half].append(row)
+            print(
+                f"  LongMemEval {half} {number + 1}/{len(chosen[half])}: embedded in "
+                f"{spent:.0f} s ({cached.hits} cached, {cached.embedded} embedded so far) "
+                + json.dumps(row),
+                file=sys.stderr,
+                flush=True,
+            )
+    cached.close()
     return out
 
 
@@ -815,6 +860,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="How dense hits enter pack: variants on the TUNING halves only (LoCoMo: tuning).",
     )
     parser.add_argument(
+        "--agent-pack",
+        action="store_true",
+        help="Agent-memory set: pack@300 per split, semantic off and on.",
+    )
+    parser.add_argument(
+        "--variants",
+        default="",
+        help="With --pack-variants: only these (names separated by ';'; 'default' always runs).",
+    )
+    parser.add_argument(
         "--longmemeval",
         type=int,
         default=0,
@@ -824,6 +879,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="Cold runs per row of --costs.")
     parser.add_argument("--quick", action="store_true", help="One tuning store; tier 2,000.")
     args = parser.parse_args(argv)
+    if args.variants:
+        wanted = {"default", *(name.strip() for name in args.variants.split(";"))}
+        for name in [n for n in PACK_VARIANTS if n not in wanted]:
+            del PACK_VARIANTS[name]
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         if args.longmemeval:  # LongMemEval alone
@@ -838,8 +897,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.pack_variants:  # decided on the tuning stores alone
             stores = [s for s in stores if s.split == "tuning"]
         halves = ("tuning",) if args.pack_variants else ("tuning", "held_out")
-        asked = agent_memory(stores, workdir, args.pack_variants)
+        asked = agent_memory(stores, workdir, args.pack_variants, args.agent_pack)
         print_agent_memory(asked)
+        if args.agent_pack:
+            print_agent_packs(asked)
         loc = locomo(workdir, args.conversations, halves, args.pack_variants) if args.locomo else []
         if loc:
             print_locomo(loc)

@@ -502,6 +502,8 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     semantic_floor,
     semantic_spread,
     semantic_pack_hits,
+    semantic_pack_share,
+    semantic_pack_lift,
 ):
     _set(self, "pool", pool)
     _set(self, "prefix", prefix)
@@ -538,6 +540,8 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     _set(self, "semantic_floor", semantic_floor)
     _set(self, "semantic_spread", semantic_spread)
     _set(self, "semantic_pack_hits", semantic_pack_hits)
+    _set(self, "semantic_pack_share", semantic_pack_share)
+    _set(self, "semantic_pack_lift", semantic_pack_lift)
 
 
 INITS["ranking.tuning.Tuning"] = _init_Tuning

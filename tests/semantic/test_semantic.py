@@ -443,3 +443,31 @@ def test_a_long_lived_store_reads_vectors_again_only_when_they_change(tmp_path: 
             assert "The test environment is reset every night." in found
         finally:
             blocks.read, blocks.refreshed = real_read, real_refreshed  # type: ignore[assignment]
+
+
+def test_a_small_pack_keeps_a_memory_sharing_words_whatever_the_dense_hits(
+    tmp_path: Path,
+) -> None:
+    # The question holds one of the memory's words but less than half of its own: a dense
+    # hit then heads search's page. Pack reads search's scores as relevance; they once all
+    # fell to 0 there, so pack ranked by recency alone and the newer memories filled a small
+    # budget instead of the one asked about.
+    memory = "Rowing club practice is on Sunday mornings at the old boathouse."
+    question = "which weekday does my teenager go rowing?"
+    newer = [
+        "The plumber comes on Thursday to fix the kitchen tap.",
+        "New football boots are needed before the season starts.",
+        "Car insurance renews in March; compare quotes first.",
+        "The piano tuner visits twice a year.",
+        "Library books are due back on the 14th.",
+        "The dinner rota is on the fridge door.",
+    ]
+    with MemoryStore(tmp_path / "m.db") as db:
+        db.add(memory)
+        for text in newer:
+            db.add(text)
+        off = db.pack(question, budget=60, touch=False, semantic=False)
+        assert memory in [m.content for m in off.memories]
+        on = db.pack(question, budget=60, touch=False)
+        assert memory in [m.content for m in on.memories]
+        assert db.search(question, 3)[0].score > 0

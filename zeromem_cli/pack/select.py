@@ -432,7 +432,7 @@ def _search(
             vector[0],
             vector[1],
             ranking,
-            ranking.semantic_pack_hits,
+            pack=True,
         )
 
     per_scope = [[to_memory(row, score=score) for row, score in found(s)] for s in scopes]

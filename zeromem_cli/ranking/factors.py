@@ -146,14 +146,79 @@ def semantic_merge(
         *lexical[weak:],
         *((row, None) for row, _ in fresh if row["id"] not in taken),
     ]
+    return _in_order(order[:limit], {row["id"]: sim for row, sim in dense})
+
+
+def _in_order(
+    order: Sequence[tuple[Any, float | None]], sims: dict[Any, float]
+) -> list[tuple[Any, float]]:
+    """Scores for ``order`` (dense hits' None) that never rise down the list: a dense hit
+    just below the hit before it, and dense hits ahead of every lexical hit just above the
+    first lexical score (its similarity when there is none), so the scores a pack reads as
+    relevance keep their lexical scale."""
+    first = next((score for _, score in order if score is not None), None)
+    lead = next((n for n, (_, score) in enumerate(order) if score is not None), len(order))
     out: list[tuple[Any, float]] = []
     last: float | None = None
-    for row, score in order[:limit]:
+    for n, (row, score) in enumerate(order):
+        if score is None and n < lead:
+            if first is None or first <= 0:
+                score = sims.get(row["id"], 0.0)
+            else:
+                score = first * (1.0 + 0.001 * (lead - n))
         if last is not None and (score is None or score > last):
             score = last * 0.999 if last > 0 else last
         out.append((row, 0.0 if score is None else score))
         last = out[-1][1]
     return out
+
+
+def semantic_pack_merge(
+    lexical: Sequence[tuple[Any, float]],
+    dense: Sequence[tuple[Any, float]],
+    limit: int,
+    held: Callable[[Any], float],
+    tuning: Tuning,
+) -> list[tuple[Any, float]]:
+    """Pack's merge: a budget, filled by score, not a page read in order.
+
+    Every lexical hit keeps its own score (what pack reads as relevance and lends to its
+    neighbours), so the memories that share the question's words weigh what they weigh with
+    semantic off. At most ``semantic_pack_hits`` dense hits not among them, at or above
+    ``semantic_floor``, join with ``semantic_pack_share`` of the best lexical score times
+    their similarity relative to the best dense hit, and never above a lexical hit holding
+    ``semantic_sure`` of the question: those are packed first, as search shows them first.
+    (Scored by their place in search's page instead, a dense hit took the relevance of the
+    sure hit before it and lent it to its neighbours: at a small budget that crowded out
+    memories sharing the question's words; ``python -m benchmarks.semantic --pack-variants``.)
+    """
+    shown = {row["id"]: score for row, score in lexical[:limit]}
+    near = [(row, sim) for row, sim in dense if sim >= tuning.semantic_floor][
+        : max(tuning.semantic_pack_hits, 0)
+    ]
+    fresh = near if tuning.semantic_pack_lift else [p for p in near if p[0]["id"] not in shown]
+    if not fresh:
+        return list(lexical[:limit])
+    best = dense[0][1]
+    top = max((score for _, score in lexical), default=0.0)
+    scale = tuning.semantic_pack_share * top if top > 0 else 1.0
+    raw = [(row, scale * sim / best if best > 0 else 0.0) for row, sim in fresh]
+    # Only a lexical hit scoring under a joining score can cap it: what each holds of the
+    # question is worked out for those alone (pack's pool holds hundreds).
+    highest = max(score for _, score in raw)
+    sure = [
+        score
+        for row, score in lexical[:limit]
+        if score * 0.999 < highest and held(row) >= tuning.semantic_sure
+    ]
+    cap = min(sure) * 0.999 if sure and top > 0 else math.inf
+    joining = {row["id"]: (row, min(cap, score)) for row, score in raw}
+    merged = [
+        (row, max(score, joining.pop(row["id"])[1]) if row["id"] in joining else score)
+        for row, score in lexical[:limit]
+    ]
+    merged = sorted([*merged, *joining.values()], key=lambda pair: -pair[1])
+    return merged
 
 
 # -- pack ----------------------------------------------------------------------------------------

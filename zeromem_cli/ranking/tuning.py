@@ -75,6 +75,8 @@ class Tuning(FrozenRecord):
     semantic_floor: float = _DEFAULTS["semantic_floor"]
     semantic_spread: float = _DEFAULTS["semantic_spread"]
     semantic_pack_hits: int = _DEFAULTS["semantic_pack_hits"]
+    semantic_pack_share: float = _DEFAULTS["semantic_pack_share"]
+    semantic_pack_lift: bool = _DEFAULTS["semantic_pack_lift"]
 
 
 def overridden(base: Tuning, values: dict[str, Any]) -> Tuning:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from zeromem_cli.models import Filters, Scope
-from zeromem_cli.ranking.factors import semantic_merge, semantic_settled
+from zeromem_cli.ranking.factors import semantic_merge, semantic_pack_merge, semantic_settled
 from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
 from zeromem_cli.semantic import blocks
 from zeromem_cli.semantic.need import holding
@@ -112,22 +112,28 @@ def joined(
     query: np.ndarray | Pending,
     cache: Cache | None = None,
     tuning: Tuning = DEFAULT_TUNING,
-    dense_limit: int | None = None,
+    pack: bool = False,
 ) -> list[tuple[Any, float]]:
-    """The lexical hits of a search with the nearest memories merged in
-    (``ranking.factors.semantic_merge``), at most ``dense_limit`` of them (pack: its pool is
-    far larger than a page, and filling it with dense hits crowded out better ones).
+    """The lexical hits of a search with the nearest memories merged in: as a page
+    (``ranking.factors.semantic_merge``) or, for ``pack``, scored for a budget
+    (``semantic_pack_merge``: at most ``semantic_pack_hits`` of them, on the lexical scale).
     ``words``: the question's content words (how much of it a lexical hit holds);
     ``query``: the question's vector, or its ``Pending`` (waited for only when the dense hits
-    could change the page)."""
+    could change the result)."""
     if tuning.semantic_floor > 1.0:  # switched off (the ablation's way)
         return list(lexical[:limit])
     if filters.min_score is not None:
         return list(lexical[:limit])  # a score threshold is a lexical one: no similarity passes
-    if semantic_settled(lexical, limit, holding(words), tuning):
-        return list(lexical[:limit])  # what the merge would give: no need to wait for ``query``
+    # A page full of hits sure of the question is what the page merge would give; pack's
+    # merge adds its few dense hits to the pool whatever the page, so it always waits.
+    if not pack and semantic_settled(lexical, limit, holding(words), tuning):
+        return list(lexical[:limit])  # no need to wait for ``query``
     vector = query.result() if isinstance(query, Pending) else query
     if vector is None:  # the model did not load (told once): words alone
         return list(lexical[:limit])
-    dense = nearest(backend, scope, now, filters, vector, min(limit, dense_limit or limit), cache)
+    if pack:
+        want = min(limit, max(tuning.semantic_pack_hits, 0))
+        dense = nearest(backend, scope, now, filters, vector, want, cache)
+        return semantic_pack_merge(lexical, dense, limit, holding(words), tuning)
+    dense = nearest(backend, scope, now, filters, vector, limit, cache)
     return semantic_merge(lexical, dense, limit, holding(words), tuning)
