@@ -13,7 +13,6 @@ options are ``Annotated`` aliases; ``filters_from_flags`` turns the filter flags
 
 import functools
 import inspect
-import json
 import math
 import sys
 from collections.abc import Callable
@@ -340,6 +339,8 @@ def parse_meta(pairs: list[str] | None) -> dict[str, Any] | None:
             raise InvalidInputError(f"--meta takes KEY=VALUE, not {pair!r}")
         value: Any = raw
         if raw in ("true", "false", "null") or _looks_numeric(raw):
+            import json  # only --meta values
+
             try:
                 value = json.loads(raw)
             except ValueError:
