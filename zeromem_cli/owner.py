@@ -19,8 +19,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
 
+from zeromem_cli.plain import FrozenRecord
 from zeromem_cli.projects import AUTO, resolve_project
 
 ENV = {
@@ -31,7 +31,7 @@ ENV = {
 }
 
 
-class Owner(NamedTuple):
+class Owner(FrozenRecord):
     """The resolved scope fields: ``project`` is a name (never ``auto``) or None."""
 
     user: str | None

@@ -7,7 +7,8 @@ record is built decides its kind:
   library returns (``Memory``, ``HistoryEntry``, ``WriteResult``, ``Filters``, ``PackResult``,
   pack's ``Candidate``) derives from ``Record``; a small immutable value (``Scope``,
   ``Weights``, ``Tuning``, ``DateHint``, ``Window``, ``Term``, ``ParsedQuery``,
-  ``SecretRule``, ``SecretMatch``, ``Setting``, ``StoreOptions``) from ``FrozenRecord``:
+  ``SecretRule``, ``SecretMatch``, ``Setting``, ``StoreOptions``, the request records,
+  ``Match``, ``CandidateQuery``, ``Owner``) from ``FrozenRecord``:
   hashable, with ``_replace`` like a NamedTuple's.
 - Off it (lifecycle reports, import plans, stats, ingest, the MCP server, ``setup``): a
   mutable record is a ``@dataclass``, an immutable one may be a ``typing.NamedTuple``.
@@ -404,6 +405,18 @@ def _init_WriteResult(  # type: ignore[no-untyped-def]
 INITS["models.WriteResult"] = _init_WriteResult
 
 
+def _init_Owner(  # type: ignore[no-untyped-def]
+    self, user, agent, session, project
+):
+    _set(self, "user", user)
+    _set(self, "agent", agent)
+    _set(self, "session", session)
+    _set(self, "project", project)
+
+
+INITS["owner.Owner"] = _init_Owner
+
+
 def _init_Candidate(  # type: ignore[no-untyped-def]
     self, memory, relevance, importance, recency, access, score, context, tokens, status
 ):
@@ -545,6 +558,155 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
 
 
 INITS["ranking.tuning.Tuning"] = _init_Tuning
+
+
+def _init_ImportRequest(  # type: ignore[no-untyped-def]
+    self, on_conflict, skip_invalid, all_scopes, dry_run, allow_secret, progress, own_projects
+):
+    _set(self, "on_conflict", on_conflict)
+    _set(self, "skip_invalid", skip_invalid)
+    _set(self, "all_scopes", all_scopes)
+    _set(self, "dry_run", dry_run)
+    _set(self, "allow_secret", allow_secret)
+    _set(self, "progress", progress)
+    _set(self, "own_projects", own_projects)
+
+
+INITS["requests.ImportRequest"] = _init_ImportRequest
+
+
+def _init_PackRequest(  # type: ignore[no-untyped-def]
+    self,
+    budget,
+    tokenizer,
+    format,
+    header,
+    weights,
+    filters,
+    touch,
+    pool,
+    reveal,
+    content_of,
+    inherit,
+    pinned_share,
+    exclude,
+    as_of,
+    ranking,
+    semantic,
+):
+    _set(self, "budget", budget)
+    _set(self, "tokenizer", tokenizer)
+    _set(self, "format", format)
+    _set(self, "header", header)
+    _set(self, "weights", weights)
+    _set(self, "filters", filters)
+    _set(self, "touch", touch)
+    _set(self, "pool", pool)
+    _set(self, "reveal", reveal)
+    _set(self, "content_of", content_of)
+    _set(self, "inherit", inherit)
+    _set(self, "pinned_share", pinned_share)
+    _set(self, "exclude", exclude)
+    _set(self, "as_of", as_of)
+    _set(self, "ranking", ranking)
+    _set(self, "semantic", semantic)
+
+
+INITS["requests.PackRequest"] = _init_PackRequest
+
+
+def _init_StoreSettings(  # type: ignore[no-untyped-def]
+    self,
+    max_content_bytes,
+    max_tags,
+    max_tag_chars,
+    notice,
+    log,
+    if_missing,
+    semantic,
+    semantic_model,
+):
+    _set(self, "max_content_bytes", max_content_bytes)
+    _set(self, "max_tags", max_tags)
+    _set(self, "max_tag_chars", max_tag_chars)
+    _set(self, "notice", notice)
+    _set(self, "log", log)
+    _set(self, "if_missing", if_missing)
+    _set(self, "semantic", semantic)
+    _set(self, "semantic_model", semantic_model)
+
+
+INITS["requests.StoreSettings"] = _init_StoreSettings
+
+
+def _init_WriteRequest(  # type: ignore[no-untyped-def]
+    self,
+    category,
+    tags,
+    key,
+    importance,
+    pinned,
+    meta,
+    ttl,
+    expires_at,
+    user,
+    agent,
+    session,
+    project,
+    allow_duplicate,
+    merge,
+    default_category,
+    created_at,
+    allow_secret,
+    near,
+    embed,
+):
+    _set(self, "category", category)
+    _set(self, "tags", tags)
+    _set(self, "key", key)
+    _set(self, "importance", importance)
+    _set(self, "pinned", pinned)
+    _set(self, "meta", meta)
+    _set(self, "ttl", ttl)
+    _set(self, "expires_at", expires_at)
+    _set(self, "user", user)
+    _set(self, "agent", agent)
+    _set(self, "session", session)
+    _set(self, "project", project)
+    _set(self, "allow_duplicate", allow_duplicate)
+    _set(self, "merge", merge)
+    _set(self, "default_category", default_category)
+    _set(self, "created_at", created_at)
+    _set(self, "allow_secret", allow_secret)
+    _set(self, "near", near)
+    _set(self, "embed", embed)
+
+
+INITS["requests.WriteRequest"] = _init_WriteRequest
+
+
+def _init_CandidateQuery(  # type: ignore[no-untyped-def]
+    self, match, scope, filters, now, pool, bounded, full_only
+):
+    _set(self, "match", match)
+    _set(self, "scope", scope)
+    _set(self, "filters", filters)
+    _set(self, "now", now)
+    _set(self, "pool", pool)
+    _set(self, "bounded", bounded)
+    _set(self, "full_only", full_only)
+
+
+INITS["storage.query.CandidateQuery"] = _init_CandidateQuery
+
+
+def _init_Match(  # type: ignore[no-untyped-def]
+    self, clauses
+):
+    _set(self, "clauses", clauses)
+
+
+INITS["storage.query.Match"] = _init_Match
 
 
 def _init_Window(  # type: ignore[no-untyped-def]

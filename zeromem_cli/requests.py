@@ -5,20 +5,21 @@ own arguments, once, and hands it to the store, which hands the same record down
 copies a dozen keywords into the next (httpie's options ``NamedTuple`` is the model).
 ``StoreSettings.from_config`` is the one place a face turns configuration into store settings.
 
-Immutable values, so ``NamedTuple``s (``plain.py`` says why not dataclasses): ``_replace``
-gives a changed copy, and ``MemoryStore.pack(query, **changes)`` uses it for keyword calls.
+Immutable values, so ``FrozenRecord``s (``plain.py`` says why not NamedTuples or dataclasses:
+they are built on every start of every command): ``_replace`` gives a changed copy, and
+``MemoryStore.pack(query, **changes)`` uses it for keyword calls.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
 from zeromem_cli.config import SETTINGS
 from zeromem_cli.models import Filters
 from zeromem_cli.pack import DEFAULT_POOL
-from zeromem_cli.writes import UNSET
+from zeromem_cli.plain import FrozenRecord
 
 if TYPE_CHECKING:
     from zeromem_cli.config import Config
@@ -28,8 +29,11 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
 
+# "Not given" for parameters where None means something (no key, no expiry, unscoped).
+UNSET: Any = object()
 
-class StoreSettings(NamedTuple):
+
+class StoreSettings(FrozenRecord):
     """How a store treats what it is given (the configurable parts of opening one)."""
 
     max_content_bytes: int = DEFAULT_MAX_CONTENT_BYTES
@@ -66,7 +70,7 @@ class StoreSettings(NamedTuple):
         )
 
 
-class PackRequest(NamedTuple):
+class PackRequest(FrozenRecord):
     """What ``MemoryStore.pack`` should fit into a budget, and how to print it (see
     ``pack.select.pack`` for each part)."""
 
@@ -89,7 +93,7 @@ class PackRequest(NamedTuple):
     semantic: bool | None = None
 
 
-class WriteRequest(NamedTuple):
+class WriteRequest(FrozenRecord):
     """Everything about a write but its text (see ``MemoryStore.write``). ``UNSET`` scope
     fields take the store's; None fields keep an updated memory's value."""
 
@@ -123,7 +127,7 @@ class WriteRequest(NamedTuple):
 Progress = Callable[[int, int], None]
 
 
-class ImportRequest(NamedTuple):
+class ImportRequest(FrozenRecord):
     """How ``MemoryStore.import_records`` treats the records it is given."""
 
     on_conflict: str = "skip"  # skip, update or duplicate
@@ -150,6 +154,7 @@ def changed(request: Any, changes: dict[str, Any]) -> Any:
 
 __all__ = [
     "DEFAULT_MAX_CONTENT_BYTES",
+    "UNSET",
     "ImportRequest",
     "PackRequest",
     "Progress",

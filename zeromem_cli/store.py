@@ -24,10 +24,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from zeromem_cli import validation, versions, writes
+from zeromem_cli import validation
 from zeromem_cli.errors import InvalidInputError, NotFoundError, StoreError
 from zeromem_cli.models import Filters, HistoryEntry, Memory, Scope, WriteResult
 from zeromem_cli.requests import (
+    UNSET,
     ImportRequest,
     PackRequest,
     StoreSettings,
@@ -43,7 +44,6 @@ from zeromem_cli.storage.records import to_memory
 from zeromem_cli.text.normalize import require_utf8
 from zeromem_cli.text.query import parse_query
 from zeromem_cli.times import Clock, utcnow
-from zeromem_cli.writes import UNSET
 
 if TYPE_CHECKING:
     from zeromem_cli.keys import Key
@@ -309,6 +309,8 @@ class MemoryStore:
         self, memory_id: int, *, include_deleted: bool = False, include_expired: bool = False
     ) -> Memory:
         """One memory of this scope by id; NotFoundError if absent, deleted or expired."""
+        from zeromem_cli import versions
+
         now = self.now()
         row = self.backend.read(
             lambda backend: versions.visible_row(
@@ -408,6 +410,8 @@ class MemoryStore:
 
     def history(self, memory_id: int) -> builtins.list[HistoryEntry]:
         """Every version of a memory, oldest first; the last one is the current version."""
+        from zeromem_cli import versions
+
         now = self.now()
         return self.backend.read(
             lambda backend: versions.history(backend, self.scope, now, memory_id)
@@ -565,6 +569,8 @@ class MemoryStore:
         return result
 
     def _write(self, content: str, asked: WriteRequest) -> WriteResult:
+        from zeromem_cli import writes
+
         created = writes.as_iso(asked.created_at) if asked.created_at is not None else None
         own = self.scope
         scope = Scope(
@@ -630,6 +636,8 @@ class MemoryStore:
         New text that looks like a credential raises ``SecretDetectedError`` unless
         ``allow_secret``.
         """
+        from zeromem_cli import writes
+
         new = {} if content is None else writes.content_fields(content, self.max_content_bytes)
         self._check_tags(tags)
         new.update(
@@ -682,6 +690,8 @@ class MemoryStore:
         ``NotFoundError`` and none is forgotten; otherwise the live ones among them are
         forgotten (ids ``select`` gave, some of which another process may have forgotten
         since)."""
+        from zeromem_cli import writes
+
         ids = builtins.list(dict.fromkeys(memory_ids))
         if not ids:
             return 0
@@ -696,6 +706,8 @@ class MemoryStore:
     def restore(self, memory_id: int) -> Memory:
         """Bring a soft-deleted (forgotten, expired or archived) memory back. An expiry that has
         passed is cleared, otherwise the restored memory would stay invisible."""
+        from zeromem_cli import writes
+
         with self.transaction() as backend:
             return writes.restore(backend, self.scope, self.now(), memory_id)
 

@@ -6,7 +6,6 @@ library refuses in one place it refuses everywhere, with the same message.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -71,6 +70,8 @@ def clean_meta(meta: dict[str, Any] | None) -> str:
         return "{}"
     if not isinstance(meta, dict):
         raise InvalidInputError("meta must be an object of key/value pairs")
+    import json  # a write's; a search never checks meta
+
     try:
         # allow_nan=False: NaN/Infinity are not JSON and would make the row unreadable.
         text = json.dumps(meta, ensure_ascii=False, sort_keys=True, allow_nan=False)

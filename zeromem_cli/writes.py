@@ -18,6 +18,7 @@ from typing import Any
 from zeromem_cli import validation
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Filters, Memory, Scope, WriteResult
+from zeromem_cli.requests import UNSET
 from zeromem_cli.storage.base import Backend
 from zeromem_cli.storage.query import CandidateQuery, Match
 from zeromem_cli.storage.records import KeyTaken, Row, to_memory
@@ -72,9 +73,6 @@ def content_fields(content: str, max_bytes: int) -> dict[str, Any]:
     cleaned = clean_content(content, max_bytes)
     return {"content": cleaned, "content_hash": content_hash(cleaned)}
 
-
-# "Not given" for parameters where None means something (no key, no expiry, unscoped).
-UNSET: Any = object()
 
 _STORED: dict[str, Callable[[Any], Any]] = {
     "key": lambda key: None if key is None else validation.clean_label(key, "key"),

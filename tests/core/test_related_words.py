@@ -9,6 +9,7 @@ import pytest
 
 from zeromem_cli import MemoryStore
 from zeromem_cli.search import Ranking
+from zeromem_cli.text import related
 from zeromem_cli.text.related import related_words, table_size
 
 FILLER = [
@@ -67,3 +68,16 @@ def test_the_table_is_small_and_general() -> None:
     for word in ("tetra", "guppy", "betta", "aquarium", "fishtank", "fitbit", "homegrown"):
         assert related_words(word) == ()
     assert "fitbit" not in related_words("device")
+
+
+def test_a_word_looked_up_in_the_text_has_the_lines_the_whole_table_gives() -> None:
+    """A lookup finds a word's lines in the table's text (no dict of every word is built on a
+    search's path); it answers exactly as reading every line would, for every word of the
+    file (headwords, kinds, words of comments) and for parts of words."""
+    text = related._text()
+    groups = related._groups()
+    words = set(text.replace(":", " ").replace("#", " ").split()) | set(groups)
+    words |= {w[:3] for w in groups} | {w[1:] for w in groups} | {"synonyms", "kinds"}
+    assert len(groups) > 300
+    for word in sorted(words):
+        assert related._lines_of(word) == groups.get(word), word

@@ -1,10 +1,13 @@
 """The storage interface (``zeromem_cli.storage.base.Backend``): both backends implement every
-method of it with its parameters, the policy modules call a backend and never a driver
-connection or a backend's own modules, and a SQLite store never loads the PostgreSQL side."""
+method of it with its parameters (the interface writes once what differs only by dialect, and
+each backend's package has every function it calls), the policy modules call a backend and
+never a driver connection or a backend's own modules, and a SQLite store never loads the
+PostgreSQL side."""
 
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import subprocess
 import sys
@@ -18,6 +21,12 @@ from zeromem_cli.storage.sqlite.backend import SqliteBackend
 
 PACKAGE = Path(__file__).resolve().parents[2] / "zeromem_cli"
 INTERFACE = sorted(
+    name
+    for name, member in vars(Backend).items()
+    if not name.startswith("_") and (callable(member) or isinstance(member, property))
+)
+# What each backend writes itself (the rest is written once, in the interface).
+OWN = sorted(
     name for name, member in vars(Backend).items() if getattr(member, "__isabstractmethod__", False)
 )
 
@@ -42,6 +51,49 @@ def test_the_interface_is_what_the_policy_modules_need() -> None:
 @pytest.mark.parametrize("backend", [SqliteBackend, PostgresBackend])
 def test_each_backend_implements_every_method(backend: type[Backend]) -> None:
     assert not getattr(backend, "__abstractmethods__", None)
+    assert {"read", "candidates", "expression_candidates", "member_user"} <= set(OWN)
+    assert all(name in vars(backend) for name in OWN)
+
+
+def _forwards() -> list[tuple[str, str, str, ast.Call]]:
+    """(method, module, function, call) of each ``self._module("module").function(...)`` call
+    in the interface's methods."""
+    tree = ast.parse((PACKAGE / "storage" / "base.py").read_text(encoding="utf-8"))
+    interface = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Backend")
+    found = []
+    for method in interface.body:
+        if not isinstance(method, ast.FunctionDef):
+            continue
+        for node in ast.walk(method):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Call)
+                and ast.unparse(node.func.value.func) == "self._module"
+            ):
+                module = ast.literal_eval(node.func.value.args[0])
+                found.append((method.name, module, node.func.attr, node))
+    return found
+
+
+def test_the_interface_writes_the_dialect_free_methods_once() -> None:
+    forwarded = {method for method, *_ in _forwards()}
+    assert len(forwarded) >= 50
+    assert not forwarded & set(OWN)
+
+
+@pytest.mark.parametrize("backend", [SqliteBackend, PostgresBackend])
+def test_each_backend_package_has_every_function_the_interface_calls(
+    backend: type[Backend],
+) -> None:
+    """Each call would bind: the function is there, taking the connection (or the store's
+    name) and then the arguments the interface passes, in that order and with those keywords."""
+    for method, module, function, call in _forwards():
+        target = getattr(importlib.import_module(f"{backend.package}.{module}"), function, None)
+        assert target is not None, f"{backend.__name__}.{method}: no {module}.{function}"
+        positional = [object()] * len(call.args)
+        keywords = {k.arg: object() for k in call.keywords if k.arg is not None}
+        inspect.signature(target).bind(*positional, **keywords)  # TypeError when it would not
 
 
 @pytest.mark.parametrize("backend", [SqliteBackend, PostgresBackend])

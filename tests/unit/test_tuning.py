@@ -13,7 +13,14 @@ import pytest
 
 from zeromem_cli.config import SETTINGS
 from zeromem_cli.ranking import factors
-from zeromem_cli.ranking.tuning import DATA, DEFAULT_TUNING, Tuning, overridden, read_values
+from zeromem_cli.ranking.tuning import (
+    DATA,
+    DEFAULT_TUNING,
+    Tuning,
+    overridden,
+    read_values,
+    values_module,
+)
 
 PACK_SETTINGS = {
     "pack_relevance": "pack.weights.relevance",
@@ -35,6 +42,13 @@ def test_every_field_comes_from_the_file_with_its_provenance() -> None:
         assert entry["chosen_by"].startswith("python -m benchmarks."), name
         assert re.fullmatch(r"[0-9a-f]{7,40}", entry["commit"]), name
         assert entry["about"], name
+
+
+def test_the_values_a_start_reads_are_the_files() -> None:
+    """``tuning_values.py`` is ``tuning.json``'s values as Python (so no start parses JSON):
+    after editing the file, ``python -m zeromem_cli.ranking.tuning --write`` rewrites it."""
+    generated = DATA.with_name("tuning_values.py").read_text(encoding="utf-8")
+    assert generated == values_module()
 
 
 def test_the_config_defaults_of_pack_weights_are_the_tuning_values() -> None:

@@ -7,7 +7,6 @@ never has colour).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -58,6 +57,8 @@ def _message(text: str) -> str:
 
 
 def dumps(data: Any, *, indent: int | None = 2) -> str:
+    import json  # JSON output only: plain and table output never load it
+
     return json.dumps(data, ensure_ascii=False, indent=indent)
 
 

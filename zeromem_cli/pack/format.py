@@ -11,15 +11,13 @@ fence, a JSON quote.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Memory
-from zeromem_cli.text.display import terminal_safe
-from zeromem_cli.text.secrets import mask_secrets
+from zeromem_cli.text.display import MAYBE_SECRET, terminal_safe
 
 FORMATS = ("text", "markdown", "json", "xml")
 
@@ -32,6 +30,17 @@ def plain_content(memory: Memory) -> str:
 
 
 SECRET_MASK = "[secret: {rule}]"
+
+
+def _mask(text: str, template: str = SECRET_MASK) -> str:
+    """``text`` with likely credentials masked (``secrets.mask_secrets``); a text without any
+    of the marks every rule needs (``display.MAYBE_SECRET``: most memories) is returned as it
+    is without loading the rules."""
+    if MAYBE_SECRET.search(text) is None:
+        return text
+    from zeromem_cli.text.secrets import mask_secrets as masked
+
+    return masked(text, template)
 
 
 def masked_content(memory: Memory) -> str:
@@ -47,7 +56,7 @@ def masked_content(memory: Memory) -> str:
 def _masked(text: str) -> str:
     """Cached by text: pack masks every candidate it weighs (hundreds), and a long-lived
     process (the MCP server) packs the same memories again and again."""
-    return terminal_safe(mask_secrets(text, SECRET_MASK))
+    return terminal_safe(_mask(text))
 
 
 def cached_content(content_of: ContentOf) -> ContentOf:
@@ -66,7 +75,7 @@ def cached_content(content_of: ContentOf) -> ContentOf:
 def _label(text: str, mask: bool) -> str:
     """A category as printed: masked unless revealed (every format prints it), and never a
     control character a terminal would obey."""
-    return terminal_safe(mask_secrets(text, SECRET_MASK) if mask else text)
+    return terminal_safe(_mask(text) if mask else text)
 
 
 def _date(memory: Memory) -> str:
@@ -112,8 +121,8 @@ def _markdown_text(text: str) -> str:
 def _json_record(memory: Memory, content: str, mask_labels: bool) -> dict[str, Any]:
     tags, key = list(memory.tags), memory.key
     if mask_labels:  # only json prints tags and key; they were checked for secrets on write too
-        tags = [mask_secrets(tag, SECRET_MASK) for tag in tags]
-        key = mask_secrets(key, SECRET_MASK) if key else key
+        tags = [_mask(tag) for tag in tags]
+        key = _mask(key) if key else key
     return {
         "id": memory.id,
         "content": content,
@@ -194,6 +203,8 @@ class Formatter:
 
 
 def _dumps(value: Any) -> str:
+    import json  # the json format only
+
     return json.dumps(value, ensure_ascii=False)
 
 

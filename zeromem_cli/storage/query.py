@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import NamedTuple
 
 from zeromem_cli.models import Filters, Scope
+from zeromem_cli.plain import FrozenRecord
 from zeromem_cli.text.query import Term
 
 # BM25 column weights: content, tags, category, key. Labels the user chose count more.
@@ -36,7 +36,7 @@ BM25_WEIGHTS = (1.0, 2.0, 1.5, 3.0)
 Group = tuple[Term, ...]
 
 
-class Match(NamedTuple):
+class Match(FrozenRecord):
     """Memories holding every group of at least one clause (see the module docstring)."""
 
     clauses: tuple[tuple[Group, ...], ...]
@@ -92,7 +92,7 @@ def exact_forms(group: Sequence[Term]) -> Group:
     return kept or tuple(group)
 
 
-class CandidateQuery(NamedTuple):
+class CandidateQuery(FrozenRecord):
     """The best ``pool`` memories of ``scope`` that ``match`` matches and ``filters`` admit,
     at ``now`` (expiry), by BM25 (FTS5's sign: lower is better), ties newest first.
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from zeromem_cli.models import HISTORY_FIELDS, MEMORY_FIELDS, Memory
@@ -43,12 +42,33 @@ def to_memory(row: Row, score: float | None = None) -> Memory:
 
 def _from_json(text: str) -> Any:
     """A stored JSON column; the empty tags and meta most rows hold skip the decoder (pack
-    turns hundreds of rows into memories per call)."""
+    turns hundreds of rows into memories per call), and so do tags as zeromem writes them
+    (``_plain_tags``): a search whose results hold no meta never loads ``json``."""
     if text == "{}":
         return {}
     if text == "[]":
         return []
+    tags = _plain_tags(text)
+    if tags is not None:
+        return tags
+    import json
+
     return json.loads(text)
+
+
+def _plain_tags(text: str) -> list[str] | None:
+    """``json.loads(text)`` for an array of strings written as ``json.dumps`` writes one
+    (``["a", "b"]``) whose strings hold no quote, backslash or control character, so each
+    is its text as stored; None for anything else (the decoder reads it)."""
+    if len(text) < 4 or text[:2] != '["' or text[-2:] != '"]':
+        return None
+    if "\\" in text or not text.isprintable():
+        return None
+    items = text[2:-2].split('", "')
+    for item in items:
+        if '"' in item:
+            return None
+    return items
 
 
 def history_record(row: Row, version: int) -> dict[str, Any]:

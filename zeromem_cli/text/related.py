@@ -32,33 +32,90 @@ MAX_RELATED = 16
 
 
 @functools.cache
+def _text() -> str:
+    """The table file's text, read once."""
+    return TABLE.read_text(encoding="utf-8")
+
+
+def _entries(line: str, section: str, word: str | None) -> list[tuple[str, list[str]]]:
+    """(headword, word list) of one line of the table's ``section`` (``word``: only those
+    of that headword): a synonyms line makes each of its words a headword of the whole line,
+    a kinds line ``broad: kind kind`` makes ``broad`` the headword of its kinds."""
+    line = line.partition("#")[0].strip()
+    if line[:1] == "[" and line[-1:] == "]":  # a section's own line
+        return []
+    if section == "synonyms":
+        words = line.split()
+        return [(w, words) for w in words if word is None or w == word]
+    if section == "kinds":
+        broad, _, kinds = line.partition(":")
+        if word is None or broad.strip() == word:
+            return [(broad.strip(), kinds.split())]
+    return []
+
+
+@functools.cache
+def _sections() -> list[tuple[int, str]]:
+    """(offset, name) of each ``[section]`` line of the table, in file order."""
+    text = _text()
+    found: list[tuple[int, str]] = []
+    at = text.find("[")
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        line = text[start : len(text) if end < 0 else end].partition("#")[0].strip()
+        if line[:1] == "[" and line[-1:] == "]" and (not found or found[-1][0] != start):
+            found.append((start, line[1:-1]))
+        at = text.find("[", at + 1)
+    return found
+
+
 def _groups() -> dict[str, list[list[str]]]:
-    """Word -> the word lists of the table's lines it heads (a kinds line) or is part of (a
-    synonyms line), in file order. Built on a word's first lookup; the related words of one
-    word are put together only when it is looked up (``_related``): a search looks up a few
-    words, and building every word's related tuple up front was a measurable part of a cold
-    ``search`` (``python -m benchmarks.speed --only cold``)."""
+    """Every headword -> the word lists of the table's lines it heads (a kinds line) or is
+    part of (a synonyms line), in file order (what ``table_size`` counts)."""
+    text = _text()
     groups: dict[str, list[list[str]]] = {}
-    section = ""
-    for raw in TABLE.read_text(encoding="utf-8").splitlines():
-        line = raw.partition("#")[0].strip()
-        if not line:
-            continue
-        if line[0] == "[" and line[-1] == "]":
-            section = line[1:-1]
-        elif section == "synonyms":
-            words = line.split()
-            for word in words:
-                groups.setdefault(word, []).append(words)
-        elif section == "kinds":
-            broad, _, kinds = line.partition(":")
-            groups.setdefault(broad.strip(), []).append(kinds.split())
+    bounds = [*_sections(), (len(text), "")]
+    for (start, section), (end, _) in zip(bounds, bounds[1:], strict=False):
+        for line in text[start:end].splitlines()[1:]:
+            for head, words in _entries(line, section, None):
+                groups.setdefault(head, []).append(words)
     return groups
+
+
+def _lines_of(word: str) -> list[list[str]] | None:
+    """The word lists ``_groups()`` holds for ``word`` (None: not a headword), found by
+    looking for the word in the table's text instead of reading every line into a dict:
+    a search looks up a few words, and building the whole dict was a measurable part of a
+    cold ``search`` (``python -m benchmarks.speed --only cold``)."""
+    text = _text()
+    sections = _sections()
+    lines: list[list[str]] = []
+    seen = -1
+    at = text.find(word)
+    while at >= 0:
+        after = at + len(word)
+        # Only where it can be a whole word of a line (``_entries`` decides).
+        if (at == 0 or text[at - 1].isspace()) and (
+            after == len(text) or text[after].isspace() or text[after] in ":#"
+        ):
+            start = text.rfind("\n", 0, at) + 1
+            if start > seen:  # each line once, in file order
+                seen = start
+                end = text.find("\n", at)
+                section = ""
+                for offset, name in sections:
+                    if offset <= start:
+                        section = name
+                line = text[start : len(text) if end < 0 else end]
+                lines += [words for _, words in _entries(line, section, word)]
+        at = text.find(word, after)
+    return lines or None
 
 
 def _related(word: str) -> tuple[str, ...] | None:
     """The table's related words of ``word`` as written (None: not in the table)."""
-    lines = _groups().get(word)
+    lines = _lines_of(word)
     if lines is None:
         return None
     found = dict.fromkeys(w for words in lines for w in words if w != word)

@@ -9,7 +9,6 @@ candidates is ``zeromem_cli.search``'s.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -18,7 +17,7 @@ from typing import Any
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Filters, Scope
 from zeromem_cli.storage.query import BM25_WEIGHTS
-from zeromem_cli.storage.sqlite.sql import filter_clause, scope_params, scope_sql
+from zeromem_cli.storage.sqlite.sql import filter_clause, id_list, scope_params, scope_sql
 from zeromem_cli.storage.sqlite.window import Window, find_window
 from zeromem_cli.text.query import Term
 
@@ -219,7 +218,7 @@ def _visible(
                 # the scope index over the whole table instead.
                 "SELECT m.* FROM json_each(:ids) AS j CROSS JOIN memories m ON m.id = j.value "
                 f"WHERE {where}",
-                {**params, "ids": json.dumps([r[0] for r in batch])},
+                {**params, "ids": id_list([r[0] for r in batch])},
             )
         }
         rows.extend((found[r[0]], float(r[1])) for r in batch if r[0] in found)

@@ -8,7 +8,6 @@ a change to ``index_text`` bumps ``INDEX_VERSION`` and the store rebuilds the wh
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -34,6 +33,8 @@ def index_values(row: Row) -> tuple[str, str, str, str]:
 
 def _tags_text(tags: str | None) -> str:
     """The index text of the tags column (a JSON array of text)."""
+    import json  # a write's; a search never indexes
+
     return index_text(" ".join(json.loads(tags)) if isinstance(tags, str) else "")
 
 

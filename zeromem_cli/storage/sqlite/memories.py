@@ -8,7 +8,6 @@ copied into history, its index entry removed, the row updated and indexed again
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable
 from datetime import datetime, timedelta
@@ -17,7 +16,13 @@ from typing import Any
 from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.storage.records import KeyTaken, Row, to_memory
 from zeromem_cli.storage.sqlite import db, fts
-from zeromem_cli.storage.sqlite.sql import filter_clause, scope_clause, scope_params, scope_sql
+from zeromem_cli.storage.sqlite.sql import (
+    filter_clause,
+    id_list,
+    scope_clause,
+    scope_params,
+    scope_sql,
+)
 from zeromem_cli.times import from_iso, to_iso
 
 # Every importance a memory may hold (m001's CHECK constraint), most important first.
@@ -229,7 +234,7 @@ def by_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> list[Memory]:
     """The records of ``ids`` (found by a scoped read just before), in no particular order."""
     rows = conn.execute(
         "SELECT * FROM memories WHERE id IN (SELECT value FROM json_each(?))",
-        (json.dumps(list(ids)),),
+        (id_list(ids),),
     ).fetchall()
     return [to_memory(r) for r in rows]
 
@@ -244,7 +249,7 @@ def session_openers(conn: sqlite3.Connection, ids: Iterable[int]) -> set[int]:
         "WHERE p.user = m.user AND p.project = m.project AND p.agent = m.agent "
         "AND p.session = m.session AND (p.agent != '' OR p.session != '') "
         "AND (p.created_at, p.id) < (m.created_at, m.id) AND p.deleted_at IS NULL)",
-        (json.dumps(list(ids)),),
+        (id_list(ids),),
     ).fetchall()
     return {row[0] for row in rows}
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -19,6 +20,12 @@ EXACT_SQL = f"{OWNER_SQL} AND m.agent = :s_agent AND m.session = :s_session"
 ORIGIN_SQL = "(m.agent != '' OR m.session != '')"
 # A project's pack with the user's own memories (``Scope.with_user``): one read, not two.
 WITH_USER_SQL = "m.user = :s_user AND m.project IN (:s_project, '')"
+
+
+def id_list(ids: Iterable[int]) -> str:
+    """Ids as the JSON array ``json_each(?)`` reads, written without the ``json`` module (a
+    search need not load it): ``[1,2,3]``."""
+    return "[" + ",".join([str(int(i)) for i in ids]) + "]"
 
 
 def scope_params(scope: Scope) -> dict[str, str]:

@@ -24,13 +24,13 @@ ranks every match as before (``storage.candidates.ranked``).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
 from zeromem_cli.plain import FrozenRecord
 from zeromem_cli.storage.query import LARGE
+from zeromem_cli.storage.sqlite.sql import id_list
 from zeromem_cli.text.query import Term, any_of
 
 # More matches than this and only a window is ranked: ``storage.query.LARGE``, shared by both
@@ -50,7 +50,7 @@ class Window(FrozenRecord):
         params: dict[str, Any] = {"w_after": self.after}
         if not self.rare_ids:
             return "memories_fts.rowid > :w_after", params
-        params["w_ids"] = json.dumps(self.rare_ids)
+        params["w_ids"] = id_list(self.rare_ids)
         # Unary +: the rowids are a filter on the MATCH, never an index of their own; SQLite
         # 3.50+ would otherwise split the OR into scans that cannot run MATCH ("unable to use
         # function MATCH in the requested context", met with SQLCipher's newer SQLite).
