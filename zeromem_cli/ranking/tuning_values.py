@@ -40,4 +40,6 @@ VALUES: dict[str, Any] = {
     "semantic_floor": 0.78,
     "semantic_spread": 0.06,
     "semantic_pack_hits": 3,
+    "semantic_pack_share": 1.0,
+    "semantic_pack_lift": True,
 }
