@@ -36,6 +36,10 @@ SURVIVAL_MARGIN = 1.5
 # unscoped one; tests/core/test_scoped_ranking.py shows the ranks are unchanged). Counting a
 # scope up to it walks at most this many index entries.
 SMALL_SCOPE = 4096
+# ... and only when the store holds many times more (its newest id): a scope that is most of
+# its store is served as well by the passes over the matches, which keep the bounded window
+# (``storage.window``) for very common words.
+SMALL_SHARE = 4
 
 
 def holds_at_least(conn: sqlite3.Connection, matches: Iterable[str], count: int) -> bool:
@@ -94,8 +98,8 @@ def ranked(
     When the scope and filters reject too many of those, the pass is widened once if the
     share that survived says that will do, else a single joined query ranks every match, so
     the result is the same as ranking all matches at once. A scope of at most ``SMALL_SCOPE``
-    memories (a project in a store of many) is ranked in one pass that scores only its own
-    matches, and an empty one answers at once.
+    memories, a small share of the store (a project in a store of many), is ranked in one
+    pass that scores only its own matches, and an empty one answers at once.
 
     ``words`` (the terms of each query word, which ``match`` ORs, or ANDs with ``every``)
     allows bounded ranking: when a word has more than ``window.LARGE`` matches, only the
@@ -109,7 +113,7 @@ def ranked(
     held = _scope_size(conn, owner, params, SMALL_SCOPE + 1)
     if held == 0:
         return []
-    if held <= SMALL_SCOPE:
+    if held <= SMALL_SCOPE and larger_than(conn, SMALL_SHARE * held):
         return _within_scope(conn, match, owner, where, params)
     if words is not None:
         bounds = find_window(conn, words, every=every)
