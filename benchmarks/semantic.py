@@ -667,7 +667,11 @@ OTHER_WORDS = [
 ]
 
 
-def costs(tier: int, workdir: Path, runs: int = 5) -> None:
+def costs(tier: int, workdir: Path, runs: int = 5, script: str | None = None) -> None:
+    """The cost table. ``script``: the ``zeromem`` console script of a regular install to
+    time the cold commands with (an editable install's import hook adds its own start-up to
+    every process, as ``benchmarks.startup_compare`` says); default this interpreter's
+    ``-m zeromem_cli``."""
     import asyncio
 
     from benchmarks import synthetic
@@ -734,7 +738,7 @@ def costs(tier: int, workdir: Path, runs: int = 5) -> None:
         env.pop(name, None)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "zeromem_cli")], env=env)
     words = synthetic.queries(runs, seed=7)
-    zeromem = [sys.executable, "-m", "zeromem_cli"]
+    zeromem = [script] if script else [sys.executable, "-m", "zeromem_cli"]
     cold: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for run in range(runs):
         other = OTHER_WORDS[run % len(OTHER_WORDS)]
@@ -833,7 +837,7 @@ def costs(tier: int, workdir: Path, runs: int = 5) -> None:
     print(
         f"\nCosts (tier {tier:,}; {os.cpu_count()} cores; load average "
         f"{' / '.join(f'{x:.1f}' for x in os.getloadavg())} at the end; cold rows: median "
-        f"wall / CPU of {runs} runs)"
+        f"wall / CPU of {runs} runs of {' '.join(zeromem)})"
     )
     width = max(len(r[0]) for r in rows)
     for name, value, target in rows:
@@ -877,6 +881,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="LongMemEval_S alone: the first N questions of each half, semantic off and on.",
     )
     parser.add_argument("--runs", type=int, default=5, help="Cold runs per row of --costs.")
+    parser.add_argument(
+        "--zeromem",
+        default=None,
+        metavar="SCRIPT",
+        help="--costs: time cold commands with this zeromem script (a regular install's).",
+    )
     parser.add_argument("--quick", action="store_true", help="One tuning store; tier 2,000.")
     args = parser.parse_args(argv)
     if args.variants:
@@ -889,7 +899,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print_longmemeval(longmemeval(args.longmemeval))
             return 0
         if args.costs and not (args.ablation or args.locomo):  # the costs alone
-            costs(2000 if args.quick else args.tier, workdir, args.runs)
+            costs(2000 if args.quick else args.tier, workdir, args.runs, args.zeromem)
             return 0
         stores = load_stores()
         if args.quick:
@@ -910,7 +920,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.ablation:
             print_ablation(asked, loc)
         if args.costs:
-            costs(2000 if args.quick else args.tier, workdir, args.runs)
+            costs(2000 if args.quick else args.tier, workdir, args.runs, args.zeromem)
     return 0
 
 

@@ -98,6 +98,30 @@ def test_no_query_candidates_are_the_best_of_the_project_and_the_users_own(
         store.close()
 
 
+def test_a_project_pack_with_a_question_takes_the_pinned_of_the_project_and_the_user(
+    db_path: Path,
+) -> None:
+    """With a question and ``inherit``, the pinned memories come from the project and the
+    user's own ones (merged, most important first), never from another project or user."""
+    alice = MemoryStore(db_path, user="alice")
+    web = MemoryStore(db_path, user="alice", project="web")
+    other = MemoryStore(db_path, user="alice", project="api")
+    bob = MemoryStore(db_path, user="bob", project="web")
+    for number in range(30):  # unpinned memories of every owner around them
+        for store in (alice, web, other, bob):
+            store.add(f"background fact {number} about topic{number}")
+    own = alice.add("core: answer in metric units", pinned=True, importance=3)
+    project = web.add("web: deploys go through the staging branch", pinned=True, importance=7)
+    low = web.add("web: the logo is blue", pinned=True, importance=1)
+    other.add("api: never pin this here", pinned=True, importance=10)
+    bob.add("bob: not alice's", pinned=True, importance=10)
+    result = web.pack("who reviews the release notes?", budget=2000, inherit=True)
+    pinned = [m.id for m in result.memories if m.pinned]
+    assert pinned == [project.id, own.id, low.id]
+    for store in (alice, web, other, bob):
+        store.close()
+
+
 def test_weights_change_the_order(store: MemoryStore) -> None:
     store.add("project alpha status is green", importance=0)
     vital = store.add("project alpha deadline moved", importance=10)

@@ -1,8 +1,9 @@
-"""`zeromem mcp` as a command: its options fail in one line before anything starts, and
-without the MCP SDK it says which extra to install."""
+"""`zeromem mcp` as a command: its options fail in one line before anything starts; stdio
+works on a plain install, and ``--http`` without the MCP SDK says which extra to install."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -24,20 +25,71 @@ _WITHOUT_SDK = (
 )
 
 
-def test_without_the_extra_it_exits_1_naming_it(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-c", _WITHOUT_SDK, "--db", str(tmp_path / "m.db")],
+def _without_sdk(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", _WITHOUT_SDK, "--db", str(tmp_path / "m.db"), *args],
+        input=stdin,
         capture_output=True,
         text=True,
         cwd=tmp_path,
         env={**os.environ, "ZEROMEM_HOME": str(tmp_path)},
         timeout=60,
     )
+
+
+def test_http_without_the_extra_exits_1_naming_it(tmp_path: Path) -> None:
+    result = _without_sdk(tmp_path, "--http", "127.0.0.1:8765")
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr == (
-        "zeromem: error: `zeromem mcp` needs the MCP SDK: pip install 'zeromem[mcp]'\n"
+        "zeromem: error: `zeromem mcp --http` needs the MCP SDK: pip install 'zeromem[mcp]'\n"
     )
     assert not (tmp_path / "m.db").exists()  # nothing was opened
+
+
+def test_stdio_serves_a_plain_install(tmp_path: Path) -> None:
+    """Over stdio the server is zeromem's own code: with the SDK unimportable, a client
+    still initialises, lists the tools, saves a memory and finds it again."""
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "plain", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {
+                "name": "memory_save",
+                "arguments": {"content": "Deploys go through make deploy-staging"},
+            },
+        },
+    ]
+    saved = _without_sdk(tmp_path, stdin="".join(json.dumps(m) + "\n" for m in messages))
+    assert saved.returncode == 0, saved.stderr
+    answers = {a["id"]: a for a in map(json.loads, saved.stdout.splitlines())}
+    assert answers[1]["result"]["serverInfo"]["name"] == "zeromem"
+    assert "memory_search" in {tool["name"] for tool in answers[2]["result"]["tools"]}
+    assert answers[3]["result"]["isError"] is False
+    search = {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "method": "tools/call",
+        "params": {"name": "memory_search", "arguments": {"query": "make deploy-staging"}},
+    }
+    found = _without_sdk(
+        tmp_path, stdin="".join(json.dumps(m) + "\n" for m in [*messages[:2], search])
+    )
+    answer = [a for a in map(json.loads, found.stdout.splitlines()) if a.get("id") == 4][0]
+    assert answer["result"]["isError"] is False
+    assert "make deploy-staging" in json.dumps(answer["result"]["structuredContent"])
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,8 @@
 """The ``mcp`` command: serve the store to AI agents over the Model Context Protocol.
 
-The server lives in ``zeromem_cli.mcp`` and needs the optional extra ``zeromem[mcp]`` (the MCP
-SDK); this module checks the options, opens the store in the scope the usual options select
-and hands both over. Only ``--http`` imports the SDK: stdio is served without it.
+The server lives in ``zeromem_cli.mcp``; this module checks the options, opens the store in
+the scope the usual options select and hands both over. Stdio is served by zeromem's own
+code; only ``--http`` needs the optional extra ``zeromem[mcp]`` (the MCP SDK).
 """
 
 from enum import Enum
@@ -102,21 +102,18 @@ def _issuer(address: Optional[tuple[str, int]]) -> str:
 
 
 def _require_sdk(http: bool) -> None:
-    """Without the MCP SDK installed: one line naming the extra, exit 1. Over stdio the SDK is
-    looked for, not imported (the stdio server does not use it; the extra is still what a
-    user installs for ``zeromem mcp``)."""
+    """``--http`` without the MCP SDK installed: one line naming the extra, exit 1. Stdio
+    needs nothing beyond zeromem itself (its server is plain code), so a plain install serves
+    it."""
+    if not http:
+        return
     from zeromem_cli.mcp import EXTRA
 
-    missing = MissingExtraError(f"`zeromem mcp` needs the MCP SDK: pip install '{EXTRA}'")
-    if not http:
-        from importlib.util import find_spec
-
-        if find_spec("mcp") is None:
-            raise missing
-        return
     try:
         import zeromem_cli.mcp.server  # noqa: F401
     except ImportError as exc:
         if (exc.name or "").startswith("zeromem_cli"):
             raise
-        raise missing from None
+        raise MissingExtraError(
+            f"`zeromem mcp --http` needs the MCP SDK: pip install '{EXTRA}'"
+        ) from None

@@ -76,23 +76,29 @@ _TEXT = 400  # per non-empty text: start and end effects of the real tokenizers
 
 
 @cache
-def _known_words() -> tuple[dict[bytes, int], dict[bytes, int]]:
-    """(costs of words after a space, costs of words alone), from ``token_tables``."""
+def _word_buckets() -> tuple[tuple[dict[bytes, bytes], ...], tuple[dict[bytes, bytes], ...]]:
+    """(the buckets of words after a space, of words alone), cheapest first."""
     from zeromem_cli.pack.token_tables import WORDS
 
-    spaced: dict[bytes, int] = {}
-    bare: dict[bytes, int] = {}
-    for (after_space, cost), words in sorted(WORDS.items(), reverse=True):
-        table = spaced if after_space else bare
-        table.update(dict.fromkeys(words.encode("ascii").split(), 100 * cost))
-    return spaced, bare
+    return (WORDS[True, 1], WORDS[True, 2]), (WORDS[False, 1],)
+
+
+def _known(part: bytes, spaced: bool) -> int | None:
+    """What a known word costs (hundredths of a token), found in its bucket of
+    ``token_tables`` (the words by their first two letters); None when unknown."""
+    needle = b" " + part + b" "
+    for cost, buckets in enumerate(_word_buckets()[0 if spaced else 1], start=1):
+        bucket = buckets.get(part[:2])
+        if bucket is not None and needle in bucket:
+            return 100 * cost
+    return None
 
 
 def _word(part: bytes, spaced: bool) -> int:
     """A known word what it costs in the worse vocabulary; any other run of letters what a run
     of that length can cost (random letters take up to one token each when short, fewer as
     they grow)."""
-    known = _known_words()[0 if spaced else 1].get(part)
+    known = _known(part, spaced)
     if known is not None:
         return known
     size = len(part)

@@ -167,11 +167,7 @@ def pack_candidates(
             ).fetchall()
         unique = {r["id"]: r for r in found}
         return [to_memory(r) for r in unique.values()]
-    projects = dict.fromkeys([scope.as_columns()[3], *([""] if scope.with_user else [])])
-    owners = []
-    for number, project in enumerate(projects):
-        params[f"o_project{number}"] = project
-        owners.append(f"m.user = :s_user AND m.project = :o_project{number} AND {where}")
+    owners = _owners(scope, where, params)
     pinned = [
         f"SELECT * FROM (SELECT m.id, m.importance, m.updated_at AS changed FROM memories m "
         f"WHERE {owner} AND m.pinned = 1 {ranked} LIMIT :pinned_limit)"
@@ -209,6 +205,20 @@ def pack_candidates(
     return list(memories.values())
 
 
+def _owners(scope: Scope, where: str, params: dict[str, Any]) -> list[str]:
+    """A clause per owner a shared (not isolated) ``scope`` reads: its project, and the
+    user's own for ``with_user``; each an equality the owner indexes serve (SQLite did not
+    pick the partial pinned index for ``project IN (...)`` and read every memory of the
+    user instead: ``python -m benchmarks.semantic --costs``, the prompt hook in a
+    repository). ``params`` gains each owner's project."""
+    projects = dict.fromkeys([scope.as_columns()[3], *([""] if scope.with_user else [])])
+    owners = []
+    for number, project in enumerate(projects):
+        params[f"o_project{number}"] = project
+        owners.append(f"m.user = :s_user AND m.project = :o_project{number} AND {where}")
+    return owners
+
+
 def _rank(memory: Memory) -> tuple[int, str, int]:
     return (memory.importance, memory.updated_at or "", memory.id)
 
@@ -221,12 +231,23 @@ def pinned_standing(
     (a store may pin hundreds, of which a budget holds a few)."""
     where, params = filter_clause(filters, now)
     params.update(limit=limit, **scope_params(scope))
-    rows = conn.execute(
-        "SELECT m.id, m.importance, m.updated_at, m.created_at, m.access_count FROM memories m "
-        f"WHERE {scope_sql(scope)} AND {where} AND m.pinned = 1 "
-        "ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC LIMIT :limit",
-        params,
-    ).fetchall()
+    columns = "m.id, m.importance, m.updated_at, m.created_at, m.access_count"
+    ranked = "ORDER BY m.importance DESC, m.updated_at DESC, m.id DESC LIMIT :limit"
+    if scope.isolate:
+        sql = (
+            f"SELECT {columns} FROM memories m "
+            f"WHERE {scope_sql(scope)} AND {where} AND m.pinned = 1 {ranked}"
+        )
+    else:  # each owner in its index order, the best of each merged
+        sql = (
+            " UNION ALL ".join(
+                f"SELECT * FROM (SELECT {columns} FROM memories m "
+                f"WHERE {owner} AND m.pinned = 1 {ranked})"
+                for owner in _owners(scope, where, params)
+            )
+            + " ORDER BY importance DESC, updated_at DESC, id DESC LIMIT :limit"
+        )
+    rows = conn.execute(sql, params).fetchall()
     return [(r[0], r[1], r[2] or r[3], r[4]) for r in rows]
 
 
