@@ -117,6 +117,10 @@ _NOT_FOR = {
         "zeromem_cli.writes",
         "zeromem_cli.versions",
         "zeromem_cli.storage.sqlite.memories",
+        # #30, fourth pass: opening a current store reads its versions (storage/sqlite/schema.py)
+        # without loading the upgrade steps or the index writer.
+        "zeromem_cli.storage.sqlite.migrations",
+        "zeromem_cli.storage.sqlite.fts",
     },
     "pack": {
         "dataclasses",
@@ -128,6 +132,8 @@ _NOT_FOR = {
         "zeromem_cli.cli.search",
         "gzip",
         "base64",
+        "zeromem_cli.storage.sqlite.migrations",
+        "zeromem_cli.storage.sqlite.fts",
     },
     "add": {
         "dataclasses",
@@ -181,6 +187,8 @@ def test_hot_commands_load_only_what_they_use(
     top_level = {name.split(".")[0] for name in loaded}
     unexpected = {m for m in _NEVER | _NOT_FOR[args[0]] if m in loaded or m in top_level}
     assert not unexpected, f"`zeromem {args[0]}` imported {sorted(unexpected)}"
+    if args[0] in ("search", "pack") and args[1].isascii():  # only non-ASCII text needs it
+        assert "unicodedata" not in loaded
     if args[0] in ("search", "pack"):  # reading Chinese text compiles the CJK class once only
         assert "word-pattern-compiled" not in loaded
     # Outside a git repository, printing printable memories: neither set of patterns is needed.

@@ -61,16 +61,28 @@ wear wore worn | win won | write wrote written
 """
 
 
-def _irregular_forms() -> dict[str, tuple[str, ...]]:
-    forms: dict[str, tuple[str, ...]] = {}
+def _irregular_groups() -> dict[str, tuple[str, ...]]:
+    """Each word -> all the forms of its verb. One tuple per verb, not one per word: the
+    table is built on every start of a search (``python -m benchmarks.startup_compare
+    --callgrind``)."""
+    groups: dict[str, tuple[str, ...]] = {}
     for group in _IRREGULAR.split("|"):
-        words = group.split()
-        for word in words:
-            forms[word] = tuple(w for w in words if w != word)
-    return forms
+        words = tuple(group.split())
+        groups.update(dict.fromkeys(words, words))
+    return groups
 
 
-IRREGULAR_FORMS = _irregular_forms()
+_IRREGULAR_GROUPS = _irregular_groups()
+
+
+def irregular_forms(word: str) -> tuple[str, ...]:
+    """The other forms of ``word``'s verb (``went`` -> ``go``, ``gone``), in the table's order;
+    none for a word not in the table."""
+    group = _IRREGULAR_GROUPS.get(word)
+    if group is None:
+        return ()
+    return tuple([form for form in group if form != word])
+
 
 MONTHS = {
     name: number

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from operator import add
 from typing import Any, cast
 
@@ -144,6 +143,8 @@ def normalize(text: str) -> str:
     """NFKC, so full-width letters, compatibility forms and half-width kana compare equal."""
     if text.isascii():  # NFKC leaves ASCII unchanged; the check is ~10x cheaper
         return text
+    import unicodedata  # non-ASCII text only: an ASCII search never loads it
+
     if unicodedata.is_normalized("NFKC", text):
         return text
     for wide, narrow in _WIDE_TO_ASCII:
@@ -171,6 +172,8 @@ def fold_accents(text: str) -> str:
 
 @functools.lru_cache(maxsize=1024)
 def _strip_accents(char: str) -> str:
+    import unicodedata
+
     return "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
 
 

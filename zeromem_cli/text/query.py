@@ -33,7 +33,7 @@ from zeromem_cli.text.lexicon import (
     CJK_PARTICLES,
     CJK_WEAK_CHARACTERS,
     ENGLISH_STOP_WORDS,
-    IRREGULAR_FORMS,
+    irregular_forms,
 )
 from zeromem_cli.text.normalize import CJK_RUN, cjk_bigrams, latin_words, normalize, simplified
 from zeromem_cli.text.spelling import spelling_variants
@@ -156,7 +156,7 @@ def expand_terms(
         if prefix and latin and len(word) >= PREFIX_MIN_LENGTH and not word.isdigit():
             terms.append(Term(word, prefix=True))
         if variants and latin:
-            terms.extend(Term(form) for form in IRREGULAR_FORMS.get(word, ()))
+            terms.extend(Term(form) for form in irregular_forms(word))
             for other in spelling_variants(word):  # colour / color
                 terms.append(Term(other))
                 if prefix and len(other) >= PREFIX_MIN_LENGTH:
