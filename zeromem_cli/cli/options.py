@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional, TypeVar
 
 import typer
-from typer.models import TyperPath
+from typer.models import ArgumentInfo, OptionInfo, TyperPath
 
 from zeromem_cli.cli import render
 from zeromem_cli.cli.render import OutputFormat
@@ -30,6 +30,42 @@ from zeromem_cli.paths import db_location, is_database_url
 from zeromem_cli.plain import FrozenRecord
 
 SCOPE_PANEL = "Database and scope"
+
+_BLANK: dict[type, dict[str, Any]] = {}  # the attributes of OptionInfo() / ArgumentInfo()
+
+
+def option(default: Any = ..., *param_decls: str, **settings: Any) -> Any:
+    """``typer.Option(default, *param_decls, **settings)``: the same ``OptionInfo``, made by
+    copying the attributes of a blank one and setting those given. ``typer.Option`` hands its
+    ~45 settings on through three calls, which cost a cold start ~65k instructions per option,
+    for every option of every command it imports (``python -m benchmarks.startup_compare
+    --callgrind``). Anything ``OptionInfo`` does not store as given goes to ``typer.Option``
+    itself, so it is checked (and warned about) as Typer does; ``tests/cli/test_options.py``
+    compares the two."""
+    return _info(OptionInfo, typer.Option, default, param_decls, settings)
+
+
+def argument(default: Any = ..., **settings: Any) -> Any:
+    """``typer.Argument(default, **settings)``, made as ``option`` makes an option."""
+    return _info(ArgumentInfo, typer.Argument, default, None, settings)
+
+
+def _info(
+    kind: type, make: Callable[..., Any], default: Any, decls: tuple[str, ...] | None, given: Any
+) -> Any:
+    blank = _BLANK.get(kind)
+    if blank is None:
+        blank = _BLANK[kind] = dict(vars(make()))
+    if not given.keys() <= blank.keys() or ("parser" in given and "click_type" in given):
+        return make(default, *(decls or ()), **given)  # Typer's own checks and warnings
+    info: Any = object.__new__(kind)
+    attributes = vars(info)
+    attributes.update(blank)
+    attributes.update(given)
+    attributes["default"] = default
+    if decls is not None:  # an argument's name is its parameter's
+        attributes["param_decls"] = decls
+    return info
 
 
 class _DbLocation(TyperPath):
@@ -43,7 +79,7 @@ class _DbLocation(TyperPath):
 
 DbOption = Annotated[
     Optional[str],  # a path, or a URL: see _DbLocation
-    typer.Option(
+    option(
         "--db",
         envvar="ZEROMEM_DB",
         help="Database file, or a postgresql:// URL (default: the per-user data dir).",
@@ -55,7 +91,7 @@ DbOption = Annotated[
 ]
 KeyFileOption = Annotated[
     Optional[Path],
-    typer.Option(
+    option(
         "--key-file",
         envvar="ZEROMEM_KEY_FILE",
         help="Key of an encrypted store, in a file only you can read (or set ZEROMEM_KEY).",
@@ -66,23 +102,21 @@ KeyFileOption = Annotated[
 ]
 UserOption = Annotated[
     Optional[str],
-    typer.Option("--user", envvar="ZEROMEM_USER", help="User scope.", rich_help_panel=SCOPE_PANEL),
+    option("--user", envvar="ZEROMEM_USER", help="User scope.", rich_help_panel=SCOPE_PANEL),
 ]
 AgentOption = Annotated[
     Optional[str],
-    typer.Option(
-        "--agent", envvar="ZEROMEM_AGENT", help="Agent scope.", rich_help_panel=SCOPE_PANEL
-    ),
+    option("--agent", envvar="ZEROMEM_AGENT", help="Agent scope.", rich_help_panel=SCOPE_PANEL),
 ]
 SessionOption = Annotated[
     Optional[str],
-    typer.Option(
+    option(
         "--session", envvar="ZEROMEM_SESSION", help="Session scope.", rich_help_panel=SCOPE_PANEL
     ),
 ]
 ProjectOption = Annotated[
     Optional[str],
-    typer.Option(
+    option(
         "--project",
         envvar="ZEROMEM_PROJECT",
         help="Project scope: NAME, 'auto' (the git repository of the current directory) or 'none'.",
@@ -91,7 +125,7 @@ ProjectOption = Annotated[
 ]
 IsolateOption = Annotated[
     Optional[bool],
-    typer.Option(
+    option(
         "--isolate/--no-isolate",
         help="Read only this exact agent and session, not every session of the user "
         "[default: scope.isolate_sessions, false].",
@@ -101,7 +135,7 @@ IsolateOption = Annotated[
 ]
 FormatOption = Annotated[
     Optional[OutputFormat],
-    typer.Option(
+    option(
         "--format",
         "-f",
         help="Output format (default: table on a terminal, plain when piped).",
@@ -109,9 +143,9 @@ FormatOption = Annotated[
         show_default=False,
     ),
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
+JsonOption = Annotated[bool, option("--json", help="Same as --format json.")]
 # --json of a command without an output --format (add, update, gc, stats, config, path).
-JsonResultOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+JsonResultOption = Annotated[bool, option("--json", help="Print the result as JSON.")]
 
 
 if TYPE_CHECKING:
@@ -375,36 +409,36 @@ def confirm_or_refuse(question: str, yes: bool) -> None:
 
 # Filters shared by list, search, pack and export.
 SinceOption = Annotated[
-    Optional[str], typer.Option("--since", help="Created within 7d, 24h... or since a date.")
+    Optional[str], option("--since", help="Created within 7d, 24h... or since a date.")
 ]
 UntilOption = Annotated[
-    Optional[str], typer.Option("--until", help="Created before 7d ago, or before a date.")
+    Optional[str], option("--until", help="Created before 7d ago, or before a date.")
 ]
 AsOfOption = Annotated[
     Optional[str],
-    typer.Option(
+    option(
         "--as-of",
         help='Ask as of this date (ISO, or 7d ago): "last week" and recency count from it.',
     ),
 ]
 SemanticOption = Annotated[
     Optional[bool],
-    typer.Option(
+    option(
         "--semantic/--no-semantic",
         help="Also find memories said in other words (zeromem[semantic]) [default: "
         "search.semantic, on when installed].",
     ),
 ]
 IncludeExpiredOption = Annotated[
-    bool, typer.Option("--include-expired", help="Include expired memories.")
+    bool, option("--include-expired", help="Include expired memories.")
 ]
 CategoryOption = Annotated[
-    Optional[str], typer.Option("--category", "-c", help="Category (e.g. fact, preference).")
+    Optional[str], option("--category", "-c", help="Category (e.g. fact, preference).")
 ]
 TagOption = Annotated[
-    Optional[list[str]], typer.Option("--tag", "-t", help="Tag (repeatable).", show_default=False)
+    Optional[list[str]], option("--tag", "-t", help="Tag (repeatable).", show_default=False)
 ]
 KeyOption = Annotated[
     Optional[str],
-    typer.Option("--key", "-k", help="Unique key in the scope: writing it again updates it."),
+    option("--key", "-k", help="Unique key in the scope: writing it again updates it."),
 ]
