@@ -3,6 +3,7 @@ flags read on the store's clock (``cli.options.filters_from_flags``)."""
 
 from __future__ import annotations
 
+import copy
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -162,13 +163,16 @@ _OPTION_CALLS: list[tuple[tuple[object, ...], dict[str, object]]] = [
 @pytest.mark.parametrize(("args", "settings"), _OPTION_CALLS)
 def test_option_is_typers_option(args: tuple[object, ...], settings: dict[str, object]) -> None:
     made, typers = option(*args, **settings), typer.Option(*args, **settings)
-    assert type(made) is type(typers) and vars(made) == vars(typers)
+    assert isinstance(made, type(typers)) and vars(made) == vars(typers)
+    copied = copy.copy(made)  # as Typer copies it for each command it builds
+    assert copied is not made and type(copied) is type(made) and vars(copied) == vars(made)
 
 
 def test_argument_is_typers_argument() -> None:
     for settings in ({"help": "What to look for."}, {"show_default": False}, {}):
         made, typers = argument(None, **settings), typer.Argument(None, **settings)
-        assert type(made) is type(typers) and vars(made) == vars(typers)
+        assert isinstance(made, type(typers)) and vars(made) == vars(typers)
+        assert vars(copy.copy(made)) == vars(made)
 
 
 def test_option_leaves_what_typer_checks_to_typer() -> None:

@@ -31,7 +31,7 @@ from zeromem_cli.plain import FrozenRecord
 
 SCOPE_PANEL = "Database and scope"
 
-_BLANK: dict[type, dict[str, Any]] = {}  # the attributes of OptionInfo() / ArgumentInfo()
+_BLANK: dict[Any, dict[str, Any]] = {}  # the attributes of typer.Option() / typer.Argument()
 
 
 def option(default: Any = ..., *param_decls: str, **settings: Any) -> Any:
@@ -40,22 +40,41 @@ def option(default: Any = ..., *param_decls: str, **settings: Any) -> Any:
     ~45 settings on through three calls, which cost a cold start ~65k instructions per option,
     for every option of every command it imports (``python -m benchmarks.startup_compare
     --callgrind``). Anything ``OptionInfo`` does not store as given goes to ``typer.Option``
-    itself, so it is checked (and warned about) as Typer does; ``tests/cli/test_options.py``
+    itself, so it is checked (and warned about) as Typer does; ``tests/cli/test_shared_options.py``
     compares the two."""
-    return _info(OptionInfo, typer.Option, default, param_decls, settings)
+    return _info(_OptionInfo, typer.Option, default, param_decls, settings)
 
 
 def argument(default: Any = ..., **settings: Any) -> Any:
     """``typer.Argument(default, **settings)``, made as ``option`` makes an option."""
-    return _info(ArgumentInfo, typer.Argument, default, None, settings)
+    return _info(_ArgumentInfo, typer.Argument, default, None, settings)
+
+
+class _CopiedDirectly:
+    """Typer copies each parameter's record twice for every command it builds
+    (``copy.copy``, which goes through ``__reduce_ex__``: ~10k instructions a copy, ~90 copies
+    for ``search``); the same copy, made by copying its attributes."""
+
+    def __copy__(self) -> Any:
+        copied = object.__new__(type(self))
+        vars(copied).update(vars(self))
+        return copied
+
+
+class _OptionInfo(_CopiedDirectly, OptionInfo):
+    """Typer's ``OptionInfo``, copied directly."""
+
+
+class _ArgumentInfo(_CopiedDirectly, ArgumentInfo):
+    """Typer's ``ArgumentInfo``, copied directly."""
 
 
 def _info(
     kind: type, make: Callable[..., Any], default: Any, decls: tuple[str, ...] | None, given: Any
 ) -> Any:
-    blank = _BLANK.get(kind)
+    blank = _BLANK.get(make)
     if blank is None:
-        blank = _BLANK[kind] = dict(vars(make()))
+        blank = _BLANK[make] = dict(vars(make()))
     if not given.keys() <= blank.keys() or ("parser" in given and "click_type" in given):
         return make(default, *(decls or ()), **given)  # Typer's own checks and warnings
     info: Any = object.__new__(kind)
