@@ -61,24 +61,27 @@ wear wore worn | win won | write wrote written
 """
 
 
+# The table's words, each between spaces: a word not in it is answered by one substring test,
+# without building the table (most query words are not irregular verbs).
+_IRREGULAR_WORDS = " " + " ".join(_IRREGULAR.replace("|", " ").split()) + " "
+_IRREGULAR_GROUPS: dict[str, tuple[str, ...]] = {}
+
+
 def _irregular_groups() -> dict[str, tuple[str, ...]]:
-    """Each word -> all the forms of its verb. One tuple per verb, not one per word: the
-    table is built on every start of a search (``python -m benchmarks.startup_compare
-    --callgrind``)."""
-    groups: dict[str, tuple[str, ...]] = {}
+    """Each word -> all the forms of its verb, one tuple per verb, built on first need (a
+    cold search starts often: ``python -m benchmarks.startup_compare --callgrind``)."""
     for group in _IRREGULAR.split("|"):
         words = tuple(group.split())
-        groups.update(dict.fromkeys(words, words))
-    return groups
-
-
-_IRREGULAR_GROUPS = _irregular_groups()
+        _IRREGULAR_GROUPS.update(dict.fromkeys(words, words))
+    return _IRREGULAR_GROUPS
 
 
 def irregular_forms(word: str) -> tuple[str, ...]:
     """The other forms of ``word``'s verb (``went`` -> ``go``, ``gone``), in the table's order;
     none for a word not in the table."""
-    group = _IRREGULAR_GROUPS.get(word)
+    if " " in word or f" {word} " not in _IRREGULAR_WORDS:
+        return ()
+    group = (_IRREGULAR_GROUPS or _irregular_groups()).get(word)
     if group is None:
         return ()
     return tuple([form for form in group if form != word])
