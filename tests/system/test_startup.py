@@ -102,6 +102,7 @@ _NEVER = {
 _NOT_FOR = {
     "search": {
         "dataclasses",
+        "zeromem_cli.pack",  # not even the package: a request's pool default is in requests
         "zeromem_cli.pack.select",
         "zeromem_cli.text.secrets",
         "zeromem_cli.text.similarity",
