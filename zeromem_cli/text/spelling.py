@@ -49,6 +49,11 @@ _ISE_ONLY = frozenset(
 )
 
 
+# The first three letters of every listed word: every form in ``_word_pairs`` starts with one,
+# so a word starting otherwise (most words) is answered without building the table.
+_STARTS = frozenset([word[:3] for pair in _PAIRS.items() for word in pair])
+
+
 @functools.cache
 def _word_pairs() -> dict[str, str]:
     """Every listed form, both ways (built on first use: most queries never need it)."""
@@ -72,7 +77,7 @@ def spelling_variants(word: str) -> tuple[str, ...]:
         return ()
     word = word.lower()
     found: list[str] = []
-    other = _word_pairs().get(word)
+    other = _word_pairs().get(word) if word[:3] in _STARTS else None
     if other:
         found.append(other)
     for stem in _OUR_STEMS:
