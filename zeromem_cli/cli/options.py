@@ -23,7 +23,7 @@ import typer
 from typer.models import ArgumentInfo, OptionInfo, TyperPath
 
 from zeromem_cli.cli import render
-from zeromem_cli.cli.render import OutputFormat
+from zeromem_cli.cli.render import FORMATS
 from zeromem_cli.config import Config
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.paths import db_location, is_database_url
@@ -153,7 +153,7 @@ IsolateOption = Annotated[
     ),
 ]
 FormatOption = Annotated[
-    Optional[OutputFormat],
+    Optional[FORMATS],
     option(
         "--format",
         "-f",
