@@ -18,8 +18,9 @@ are unaffected: ``zeromem_cli.cli.main`` itself changes no collector setting.
 
 The console script (``console``) then ends the process as soon as the command has returned
 and its output is flushed, instead of tearing the interpreter down: taking every module and
-object apart one by one costs a cold ``search`` more than its own work
-(``python -m benchmarks.startup_compare --callgrind``). It does so only when nothing else
+object apart one by one costs a cold ``search`` about as much as finding and printing its
+results (``python -m benchmarks.startup_compare --callgrind``). The command has closed its
+store by then; what it wrote is committed. It does so only when nothing else
 waits for the normal exit: no ``atexit`` handler, no other thread; otherwise (and when a flush
 fails, or the exit status is not a number) the interpreter exits as usual. ``main`` itself
 always raises ``SystemExit``, for callers in the same process.
