@@ -17,7 +17,7 @@ import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from typer.models import ArgumentInfo, OptionInfo, TyperPath
@@ -97,7 +97,7 @@ class _DbLocation(TyperPath):
 
 
 DbOption = Annotated[
-    Optional[str],  # a path, or a URL: see _DbLocation
+    str | None,  # a path, or a URL: see _DbLocation
     option(
         "--db",
         envvar="ZEROMEM_DB",
@@ -109,7 +109,7 @@ DbOption = Annotated[
     ),
 ]
 KeyFileOption = Annotated[
-    Optional[Path],
+    Path | None,
     option(
         "--key-file",
         envvar="ZEROMEM_KEY_FILE",
@@ -120,21 +120,21 @@ KeyFileOption = Annotated[
     ),
 ]
 UserOption = Annotated[
-    Optional[str],
+    str | None,
     option("--user", envvar="ZEROMEM_USER", help="User scope.", rich_help_panel=SCOPE_PANEL),
 ]
 AgentOption = Annotated[
-    Optional[str],
+    str | None,
     option("--agent", envvar="ZEROMEM_AGENT", help="Agent scope.", rich_help_panel=SCOPE_PANEL),
 ]
 SessionOption = Annotated[
-    Optional[str],
+    str | None,
     option(
         "--session", envvar="ZEROMEM_SESSION", help="Session scope.", rich_help_panel=SCOPE_PANEL
     ),
 ]
 ProjectOption = Annotated[
-    Optional[str],
+    str | None,
     option(
         "--project",
         envvar="ZEROMEM_PROJECT",
@@ -143,7 +143,7 @@ ProjectOption = Annotated[
     ),
 ]
 IsolateOption = Annotated[
-    Optional[bool],
+    bool | None,
     option(
         "--isolate/--no-isolate",
         help="Read only this exact agent and session, not every session of the user "
@@ -153,7 +153,7 @@ IsolateOption = Annotated[
     ),
 ]
 FormatOption = Annotated[
-    Optional[FORMATS],
+    FORMATS | None,
     option(
         "--format",
         "-f",
@@ -428,20 +428,20 @@ def confirm_or_refuse(question: str, yes: bool) -> None:
 
 # Filters shared by list, search, pack and export.
 SinceOption = Annotated[
-    Optional[str], option("--since", help="Created within 7d, 24h... or since a date.")
+    str | None, option("--since", help="Created within 7d, 24h... or since a date.")
 ]
 UntilOption = Annotated[
-    Optional[str], option("--until", help="Created before 7d ago, or before a date.")
+    str | None, option("--until", help="Created before 7d ago, or before a date.")
 ]
 AsOfOption = Annotated[
-    Optional[str],
+    str | None,
     option(
         "--as-of",
         help='Ask as of this date (ISO, or 7d ago): "last week" and recency count from it.',
     ),
 ]
 SemanticOption = Annotated[
-    Optional[bool],
+    bool | None,
     option(
         "--semantic/--no-semantic",
         help="Also find memories said in other words (zeromem[semantic]) [default: "
@@ -452,12 +452,12 @@ IncludeExpiredOption = Annotated[
     bool, option("--include-expired", help="Include expired memories.")
 ]
 CategoryOption = Annotated[
-    Optional[str], option("--category", "-c", help="Category (e.g. fact, preference).")
+    str | None, option("--category", "-c", help="Category (e.g. fact, preference).")
 ]
 TagOption = Annotated[
-    Optional[list[str]], option("--tag", "-t", help="Tag (repeatable).", show_default=False)
+    list[str] | None, option("--tag", "-t", help="Tag (repeatable).", show_default=False)
 ]
 KeyOption = Annotated[
-    Optional[str],
+    str | None,
     option("--key", "-k", help="Unique key in the scope: writing it again updates it."),
 ]

@@ -5,7 +5,7 @@ stdout carries the snippet and nothing else (so it can be piped into a model); `
 """
 
 from enum import Enum
-from typing import Annotated, Optional
+from typing import Annotated
 
 from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
@@ -44,7 +44,7 @@ class TokenizerName(str, Enum):
 def pack(
     where: StoreOptions,
     query: Annotated[
-        Optional[str],
+        str | None,
         argument(
             help="What the memories should be relevant to; - reads stdin. "
             "Without it: pinned, important and recent memories.",
@@ -52,11 +52,11 @@ def pack(
         ),
     ] = None,
     budget: Annotated[
-        Optional[int],
+        int | None,
         option("--budget", "-b", min=1, help="Most tokens to print [default: pack.budget, 1000]."),
     ] = None,
     tokenizer: Annotated[
-        Optional[TokenizerName],
+        TokenizerName | None,
         option(
             "--tokenizer",
             help="approx (fast, never under o200k/cl100k on our benchmarks) or exact o200k / "
@@ -66,7 +66,7 @@ def pack(
         ),
     ] = None,
     fmt: Annotated[
-        Optional[PackFormat],
+        PackFormat | None,
         option(
             "--format",
             "-f",
@@ -79,7 +79,7 @@ def pack(
         bool, option("--json", help="The same as --format json (as other commands take it).")
     ] = False,
     header: Annotated[
-        Optional[str], option("--header", help="A first line (counted in the budget).")
+        str | None, option("--header", help="A first line (counted in the budget).")
     ] = None,
     category: CategoryOption = None,
     tag: TagOption = None,
@@ -107,7 +107,7 @@ def pack(
         option("--explain", help="Every candidate's score parts and fate, on stderr."),
     ] = False,
     inherit: Annotated[
-        Optional[bool],
+        bool | None,
         option(
             "--inherit/--no-inherit",
             help="Also pack from the scopes around this one: in a project, the user's own "
@@ -116,7 +116,7 @@ def pack(
         ),
     ] = None,
     pinned_share: Annotated[
-        Optional[float],
+        float | None,
         option(
             "--pinned-share",
             min=0.0,

@@ -1,6 +1,6 @@
 """The ``search`` command: full-text search with filters, output in any format."""
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
@@ -31,7 +31,7 @@ def search(
     where: StoreOptions,
     query: Annotated[str, argument(help="What to look for, in any language; - reads stdin.")],
     limit: Annotated[
-        Optional[int],
+        int | None,
         option("--limit", "-n", min=1, help="At most N results [default: search.limit, 10]."),
     ] = None,
     category: CategoryOption = None,
@@ -40,7 +40,7 @@ def search(
     since: SinceOption = None,
     until: UntilOption = None,
     min_score: Annotated[
-        Optional[float], option("--min-score", help="Drop results scoring below this.")
+        float | None, option("--min-score", help="Drop results scoring below this.")
     ] = None,
     include_expired: IncludeExpiredOption = False,
     fts: Annotated[
