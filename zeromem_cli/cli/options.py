@@ -96,62 +96,64 @@ class _DbLocation(TyperPath):
         return super().convert(value, param, ctx)
 
 
-DbOption = Annotated[
-    str | None,  # a path, or a URL: see _DbLocation
-    option(
-        "--db",
-        envvar="ZEROMEM_DB",
-        help="Database file, or a postgresql:// URL (default: the per-user data dir).",
-        show_default=False,
-        # readable=False: checked by db.connect (an unreadable file is exit 1, not a usage error)
-        click_type=_DbLocation(dir_okay=True, readable=False),
-        rich_help_panel=SCOPE_PANEL,
-    ),
-]
-KeyFileOption = Annotated[
-    Path | None,
-    option(
-        "--key-file",
-        envvar="ZEROMEM_KEY_FILE",
-        help="Key of an encrypted store, in a file only you can read (or set ZEROMEM_KEY).",
-        show_default=False,
-        readable=False,  # checked by keys.read_key_file (directory, mode, ...): exit 1
-        rich_help_panel=SCOPE_PANEL,
-    ),
-]
-UserOption = Annotated[
-    str | None,
-    option("--user", envvar="ZEROMEM_USER", help="User scope.", rich_help_panel=SCOPE_PANEL),
-]
-AgentOption = Annotated[
-    str | None,
-    option("--agent", envvar="ZEROMEM_AGENT", help="Agent scope.", rich_help_panel=SCOPE_PANEL),
-]
-SessionOption = Annotated[
-    str | None,
-    option(
-        "--session", envvar="ZEROMEM_SESSION", help="Session scope.", rich_help_panel=SCOPE_PANEL
-    ),
-]
-ProjectOption = Annotated[
-    str | None,
-    option(
-        "--project",
-        envvar="ZEROMEM_PROJECT",
-        help="Project scope: NAME, 'auto' (the git repository of the current directory) or 'none'.",
-        rich_help_panel=SCOPE_PANEL,
-    ),
-]
-IsolateOption = Annotated[
-    bool | None,
-    option(
-        "--isolate/--no-isolate",
-        help="Read only this exact agent and session, not every session of the user "
-        "[default: scope.isolate_sessions, false].",
-        show_default=False,
-        rich_help_panel=SCOPE_PANEL,
-    ),
-]
+_DB_SETTINGS: dict[str, Any] = {
+    "envvar": "ZEROMEM_DB",
+    "help": "Database file, or a postgresql:// URL (default: the per-user data dir).",
+    "show_default": False,
+    # readable=False: checked by db.connect (an unreadable file is exit 1, not a usage error)
+    "click_type": _DbLocation(dir_okay=True, readable=False),
+    "rich_help_panel": SCOPE_PANEL,
+}
+DbOption = Annotated[str | None, option("--db", **_DB_SETTINGS)]  # a path, or a URL
+
+
+@functools.cache
+def _store_parameters() -> tuple[inspect.Parameter, ...]:
+    """The parameters ``@store_options`` appends, in --help order. Each option is its
+    parameter's default, as Typer also reads them, rather than an ``Annotated`` alias: only
+    the command being run asks for them, while an alias is built on every start (~80k
+    instructions: ``python -m benchmarks.startup_compare --callgrind``)."""
+
+    def store(name: str, kind: Any, *decls: str, **settings: Any) -> inspect.Parameter:
+        settings.setdefault("rich_help_panel", SCOPE_PANEL)
+        default = option(None, *decls, **settings)
+        return inspect.Parameter(
+            name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind
+        )
+
+    return (
+        store("db", str | None, "--db", **_DB_SETTINGS),
+        store("user", str | None, "--user", envvar="ZEROMEM_USER", help="User scope."),
+        store("agent", str | None, "--agent", envvar="ZEROMEM_AGENT", help="Agent scope."),
+        store("session", str | None, "--session", envvar="ZEROMEM_SESSION", help="Session scope."),
+        store(
+            "project",
+            str | None,
+            "--project",
+            envvar="ZEROMEM_PROJECT",
+            help="Project scope: NAME, 'auto' (the git repository of the current directory) "
+            "or 'none'.",
+        ),
+        store(
+            "isolate",
+            bool | None,
+            "--isolate/--no-isolate",
+            help="Read only this exact agent and session, not every session of the user "
+            "[default: scope.isolate_sessions, false].",
+            show_default=False,
+        ),
+        store(
+            "key_file",
+            Path | None,
+            "--key-file",
+            envvar="ZEROMEM_KEY_FILE",
+            help="Key of an encrypted store, in a file only you can read (or set ZEROMEM_KEY).",
+            show_default=False,
+            readable=False,  # checked by keys.read_key_file (directory, mode, ...): exit 1
+        ),
+    )
+
+
 FormatOption = Annotated[
     FORMATS | None,
     option(
@@ -249,16 +251,8 @@ class StoreOptions(FrozenRecord):
         )
 
 
-# The parameters ``@store_options`` appends, in --help order.
-_STORE_PARAMETERS = (
-    ("db", "DbOption"),
-    ("user", "UserOption"),
-    ("agent", "AgentOption"),
-    ("session", "SessionOption"),
-    ("project", "ProjectOption"),
-    ("isolate", "IsolateOption"),
-    ("key_file", "KeyFileOption"),
-)
+# The names of the parameters ``@store_options`` appends (``_store_parameters``), in order.
+_STORE_NAMES = ("db", "user", "agent", "session", "project", "isolate", "key_file")
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 
@@ -288,20 +282,14 @@ class _StoreCommand:
         self.__module__ = command.__module__
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        where = StoreOptions(*(kwargs.pop(name) for name, _ in _STORE_PARAMETERS))
+        where = StoreOptions(*(kwargs.pop(name) for name in _STORE_NAMES))
         return self.command(*args, where=where, **kwargs)
 
     @functools.cached_property
     def __signature__(self) -> inspect.Signature:
         signature = inspect.signature(self.command, eval_str=True)
         kept = [p for name, p in signature.parameters.items() if name != "where"]
-        aliases = globals()
-        added = [
-            inspect.Parameter(
-                name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=aliases[alias]
-            )
-            for name, alias in _STORE_PARAMETERS
-        ]
+        added = _store_parameters()
         positional = [p for p in kept if p.kind is not inspect.Parameter.KEYWORD_ONLY]
         keyword = [p for p in kept if p.kind is inspect.Parameter.KEYWORD_ONLY]
         return signature.replace(parameters=[*positional, *keyword, *added])
