@@ -372,3 +372,11 @@ def test_irregular_forms_answer_as_the_table() -> None:
 @settings(max_examples=300, deadline=None)
 def test_irregular_forms_of_any_text_answer_as_the_table(word: str) -> None:
     assert lexicon.irregular_forms(word) == _irregular_table().get(word, ())
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
+@settings(max_examples=500, deadline=None)
+def test_ascii_words_are_the_runs_the_pattern_finds(sample: str) -> None:
+    # Words of ASCII text are found by splitting at every other character, not by a pattern.
+    assert text._ascii_words(sample) == re.findall("[A-Za-z0-9]+", sample)
+    assert text.latin_words(sample) == re.findall("[A-Za-z0-9]+", sample)
