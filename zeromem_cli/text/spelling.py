@@ -49,9 +49,14 @@ _ISE_ONLY = frozenset(
 )
 
 
-# The first three letters of every listed word: every form in ``_word_pairs`` starts with one,
-# so a word starting otherwise (most words) is answered without building the table.
-_STARTS = frozenset([word[:3] for pair in _PAIRS.items() for word in pair])
+# Every listed word, each after a space: every form in ``_word_pairs`` starts with the first
+# three letters of one, so a word starting otherwise (most words) is answered by one substring
+# test, without building the table.
+_LISTED = " " + " ".join([*_PAIRS, *_PAIRS.values()])
+
+
+def _may_be_listed(word: str) -> bool:
+    return f" {word[:3]}" in _LISTED
 
 
 @functools.cache
@@ -77,7 +82,7 @@ def spelling_variants(word: str) -> tuple[str, ...]:
         return ()
     word = word.lower()
     found: list[str] = []
-    other = _word_pairs().get(word) if word[:3] in _STARTS else None
+    other = _word_pairs().get(word) if _may_be_listed(word) else None
     if other:
         found.append(other)
     for stem in _OUR_STEMS:
