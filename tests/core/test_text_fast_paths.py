@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zeromem_cli.text import lexicon, secrets
+from zeromem_cli.text import display, lexicon, secrets
 from zeromem_cli.text import normalize as text
 from zeromem_cli.text.normalize import (
     _WIDE_TO_ASCII,
@@ -380,3 +380,38 @@ def test_ascii_words_are_the_runs_the_pattern_finds(sample: str) -> None:
     # Words of ASCII text are found by splitting at every other character, not by a pattern.
     assert text._ascii_words(sample) == re.findall("[A-Za-z0-9]+", sample)
     assert text.latin_words(sample) == re.findall("[A-Za-z0-9]+", sample)
+
+
+_SECRET_MARKS = st.text(
+    alphabet=st.sampled_from(list("aisIwWSx =:-/+._9\t\n\x1c\x0bBEGIN")), max_size=40
+) | st.text(alphabet=st.characters(max_codepoint=127), max_size=40)
+
+
+@given(_SECRET_MARKS)
+@settings(max_examples=1500, deadline=None)
+def test_maybe_secret_of_ascii_text_answers_as_the_pattern(sample: str) -> None:
+    # ASCII text is checked with str methods, not the pattern compiled on every cold search.
+    expected = display.maybe_secret_pattern().search(sample) is not None
+    assert display.maybe_secret(sample) is expected
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        "deploy the service on friday",
+        "my password is hunter2",
+        "it WAS\tthere",
+        "x is",
+        "this\x1cis\x1cit",
+        "a-very/long+token.value_1",
+        "-----BEGIN RSA",
+        "key=value",
+        "密码 123",
+        "İs the key here",
+        "ſecret",
+        "",
+    ],
+)
+def test_maybe_secret_answers_as_the_pattern(sample: str) -> None:
+    expected = display.maybe_secret_pattern().search(sample) is not None
+    assert display.maybe_secret(sample) is expected

@@ -39,6 +39,9 @@ _PROBE = (
     "    module = sys.modules.get('zeromem_cli.' + name)\n"
     "    if module is not None and getattr(module, lazy).cache_info().currsize:\n"
     "        print(name + '-patterns-compiled', file=sys.stderr)\n"
+    "display = sys.modules.get('zeromem_cli.text.display')\n"
+    "if display is not None and display.maybe_secret_pattern.cache_info().currsize:\n"
+    "    print('secret-pattern-compiled', file=sys.stderr)\n"
 )
 
 # Never needed to search, pack or add (each is a feature of its own or an optional heavy
@@ -190,6 +193,8 @@ def test_hot_commands_load_only_what_they_use(
     assert not unexpected, f"`zeromem {args[0]}` imported {sorted(unexpected)}"
     if args[0] in ("search", "pack") and args[1].isascii():  # only non-ASCII text needs it
         assert "unicodedata" not in loaded
+    if args[:2] == ["search", "weekly report"]:  # printing ASCII text: no secret pattern
+        assert "secret-pattern-compiled" not in loaded
     if args[0] in ("search", "pack"):  # reading Chinese text compiles the CJK class once only
         assert "word-pattern-compiled" not in loaded
     # Outside a git repository, printing printable memories: neither set of patterns is needed.
