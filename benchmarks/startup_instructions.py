@@ -91,16 +91,21 @@ def measure(installs: dict[str, Path], keep: Path | None = None) -> dict[str, di
 def table(counts: dict[str, dict[str, int]]) -> str:
     """M instructions per command per install, and each install's ratio to its own floor."""
     labels = list(counts)
-    head = f"{'command':<18}" + "".join(f"{label + ' M':>14}" for label in labels)
-    head += "".join(f"{'x floor ' + label:>18}" for label in labels) + f"{'target':>9}"
+    width = {label: max(14, len(label) + 10) for label in labels}
+    head = f"{'command':<18}" + "".join(f"{label + ' M':>{width[label]}}" for label in labels)
+    head += "".join(f"{'x floor ' + label:>{width[label] + 4}}" for label in labels)
+    head += f"{'target':>10}"
     lines = [
         "Cold start-up, instructions of one process (callgrind total Ir, PYTHONHASHSEED=0)",
         head,
         "-" * len(head),
     ]
     for name in (FLOOR, *COMMANDS):
-        line = f"{name:<18}" + "".join(f"{counts[lb][name] / 1e6:>14.1f}" for lb in labels)
-        line += "".join(f"{counts[lb][name] / counts[lb][FLOOR]:>18.3f}" for lb in labels)
+        line = f"{name:<18}"
+        line += "".join(f"{counts[lb][name] / 1e6:>{width[lb]}.1f}" for lb in labels)
+        line += "".join(
+            f"{counts[lb][name] / counts[lb][FLOOR]:>{width[lb] + 4}.3f}" for lb in labels
+        )
         target = {FLOOR: "", "zeromem search": f"<={SEARCH_TARGET:.2f}"}.get(name, "no worse")
-        lines.append(line + f"{target:>9}")
+        lines.append(line + f"{target:>10}")
     return "\n".join(lines)
