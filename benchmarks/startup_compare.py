@@ -15,6 +15,10 @@ rows alike; the table gives the median wall and CPU time and the ratio to a mini
 run by the first install's interpreter (the floor ``benchmarks.speed`` uses). Databases are the
 cached synthetic 10k and 100k stores (``benchmarks/synthetic.py``), one private copy per
 install (``add`` writes).
+
+``--callgrind`` counts instructions instead (load-proof; #30's start-up target): each install's
+``search`` and ``pack`` once under valgrind in a one-memory store, beside the Typer floor run by
+the same interpreter (``benchmarks/startup_instructions.py``).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks import synthetic
+from benchmarks import startup_instructions, synthetic
 from benchmarks.speed import COLD_TIERS, TYPER_FLOOR, fmt_ms, fresh_copy, tier_label, timed_run
 
 
@@ -68,8 +72,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--tiers", default=",".join(str(t) for t in COLD_TIERS), help="Store sizes (10000,100000)."
     )
+    parser.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="Instruction counts under valgrind instead of timings (one run each).",
+    )
+    parser.add_argument(
+        "--keep", type=Path, help="With --callgrind: leave the callgrind.out files here."
+    )
     args = parser.parse_args(argv)
     installs = _installs(args.install)
+    if args.callgrind:
+        print(startup_instructions.table(startup_instructions.measure(installs, args.keep)))
+        return
     tiers = [int(t) for t in args.tiers.split(",") if t.strip()]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ZEROMEM_", "PYTHONPATH"))}
     with tempfile.TemporaryDirectory() as tmp:

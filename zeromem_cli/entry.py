@@ -16,6 +16,15 @@ changing what runs:
 Together ~8% of the instructions of a cold ``zeromem search`` (~30 M of ~400 M). Library users
 are unaffected: ``zeromem_cli.cli.main`` itself changes no collector setting.
 
+The console script (``console``) then ends the process as soon as the command has returned
+and its output is flushed, instead of tearing the interpreter down: taking every module and
+object apart one by one costs a cold ``search`` about as much as finding and printing its
+results (``python -m benchmarks.startup_compare --callgrind``). The command has closed its
+store by then; what it wrote is committed. It does so only when nothing else
+waits for the normal exit: no ``atexit`` handler, no other thread; otherwise (and when a flush
+fails, or the exit status is not a number) the interpreter exits as usual. ``main`` itself
+always raises ``SystemExit``, for callers in the same process.
+
 ``zeromem hook ...`` (an agent harness's hook, run on every prompt) skips the CLI altogether:
 ``integrations.hooks.fastpath`` parses its fixed command line itself.
 
@@ -27,6 +36,7 @@ benchmarks.semantic --costs``). A library user's process keeps its own setting.
 
 from __future__ import annotations
 
+import atexit
 import gc
 import os
 import sys
@@ -57,3 +67,35 @@ def main() -> None:
         run()
     finally:
         gc.freeze()
+
+
+def console() -> None:
+    """The ``zeromem`` console script and ``python -m zeromem_cli``: ``main``, then a quick
+    exit (see the module docstring)."""
+    try:
+        main()
+    except SystemExit as exc:
+        _exit_at_once(exc.code)
+        raise
+
+
+def _exit_at_once(code: object) -> None:
+    """End the process with ``code`` now, skipping the interpreter's teardown, when nothing
+    depends on it; return (for the normal exit) otherwise."""
+    if code is None:
+        code = 0
+    if not isinstance(code, int):
+        return  # a message to print: the interpreter's own exit says it
+    pending = getattr(atexit, "_ncallbacks", None)
+    if pending is None or pending():
+        return
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        return
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        return  # the normal exit reports it as before
+    os._exit(code)

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from zeromem_cli.config import SETTINGS
 from zeromem_cli.models import Filters
-from zeromem_cli.pack import DEFAULT_POOL
 from zeromem_cli.plain import FrozenRecord
 
 if TYPE_CHECKING:
@@ -31,6 +30,11 @@ DEFAULT_MAX_CONTENT_BYTES = 64 * 1024
 
 # "Not given" for parameters where None means something (no key, no expiry, unscoped).
 UNSET: Any = object()
+
+
+# Search hits a pack considers (``pack(pool=...)``); here rather than in ``pack``, so that
+# building a request (every search does) does not load the pack package.
+DEFAULT_POOL = 200
 
 
 class StoreSettings(FrozenRecord):

@@ -21,6 +21,7 @@ from tests.conftest import Run, as_json, stored
 from zeromem_cli import MemoryStore, SchemaError
 from zeromem_cli.cli import app
 from zeromem_cli.storage.sqlite import migrations as migrations_module
+from zeromem_cli.storage.sqlite import schema as schema_module
 
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 needs_posix = pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX")
@@ -196,6 +197,7 @@ def test_a_failing_migration_rolls_back_every_step(
     steps = [*migrations_module.MIGRATIONS, m_good, m_bad]
     monkeypatch.setattr(migrations_module, "MIGRATIONS", steps)
     monkeypatch.setattr(migrations_module, "LATEST_VERSION", len(steps))
+    monkeypatch.setattr(schema_module, "LATEST_VERSION", len(steps))
     with pytest.raises(SchemaError, match="m_bad.*left unchanged"):
         MemoryStore(db_path)
     result = run_on(db_path, "list")
@@ -222,6 +224,7 @@ def test_a_failing_first_migration_leaves_a_new_database_empty(
     steps = [*migrations_module.MIGRATIONS, m_bad]
     monkeypatch.setattr(migrations_module, "MIGRATIONS", steps)
     monkeypatch.setattr(migrations_module, "LATEST_VERSION", len(steps))
+    monkeypatch.setattr(schema_module, "LATEST_VERSION", len(steps))
     with pytest.raises(SchemaError):
         MemoryStore(db_path)
     conn = sqlite3.connect(db_path)

@@ -3,16 +3,19 @@ flags read on the store's clock (``cli.options.filters_from_flags``)."""
 
 from __future__ import annotations
 
+import copy
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+import typer
+from typer._click import types as click_types
 from typer.testing import CliRunner
 
 from tests.conftest import Run, as_json
 from zeromem_cli import MemoryStore
 from zeromem_cli.cli import app
-from zeromem_cli.cli.options import filters_from_flags
+from zeromem_cli.cli.options import argument, filters_from_flags, option
 
 FIXED = datetime(2030, 6, 15, 12, 0, tzinfo=timezone.utc)
 
@@ -141,3 +144,41 @@ def test_exactly_the_store_commands_take_the_store_options() -> None:
     assert taking["path"] == ["--db"]
     others = [n for n in taking if n.startswith(("config ", "completions", "key "))]
     assert len(others) == 8 and all(taking[n] == [] for n in others)
+
+
+# ``option`` / ``argument`` build Typer's records without Typer's three calls deep (#30): the
+# records must be Typer's own, attribute for attribute, for every kind of setting the CLI uses.
+_OPTION_CALLS: list[tuple[tuple[object, ...], dict[str, object]]] = [
+    (("--limit", "-n"), {"min": 1, "help": "At most N."}),
+    (("--db",), {"envvar": "ZEROMEM_DB", "show_default": False, "rich_help_panel": "P"}),
+    (("--format", "-f"), {"case_sensitive": False, "show_default": False}),
+    (("--key-file",), {"readable": False, "envvar": "ZEROMEM_KEY_FILE"}),
+    (("--isolate/--no-isolate",), {}),
+    ((False, "--version"), {"is_eager": True, "callback": print, "help": "Version."}),
+    ((), {"click_type": click_types.INT}),
+    ((), {}),
+]
+
+
+@pytest.mark.parametrize(("args", "settings"), _OPTION_CALLS)
+def test_option_is_typers_option(args: tuple[object, ...], settings: dict[str, object]) -> None:
+    made, typers = option(*args, **settings), typer.Option(*args, **settings)
+    assert isinstance(made, type(typers)) and vars(made) == vars(typers)
+    copied = copy.copy(made)  # as Typer copies it for each command it builds
+    assert copied is not made and type(copied) is type(made) and vars(copied) == vars(made)
+
+
+def test_argument_is_typers_argument() -> None:
+    for settings in ({"help": "What to look for."}, {"show_default": False}, {}):
+        made, typers = argument(None, **settings), typer.Argument(None, **settings)
+        assert isinstance(made, type(typers)) and vars(made) == vars(typers)
+        assert vars(copy.copy(made)) == vars(made)
+
+
+def test_option_leaves_what_typer_checks_to_typer() -> None:
+    with pytest.raises(TypeError):
+        option("--x", no_such_setting=1)
+    with pytest.raises(ValueError, match="parser"):
+        option("--x", parser=int, click_type=click_types.INT)
+    with pytest.warns(DeprecationWarning):
+        option("--x", is_flag=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from zeromem_cli import MemoryStore
+from zeromem_cli.text import spelling
 
 CASES = [
     ("My favourite colour is teal", "favorite color"),
@@ -48,3 +49,15 @@ def test_a_word_without_another_spelling_gains_no_matches(db_path: Path | str) -
         store.add("the surprise party is on friday")
         store.add("surprize is a typo nobody stored")
         assert [m.content for m in store.search("surprise")] == ["the surprise party is on friday"]
+
+
+def test_a_word_the_table_cannot_hold_skips_building_it() -> None:
+    # spelling_variants looks a word up in the table only when it starts as a listed word
+    # does: every form the table holds must start so, or a variant would be lost.
+    table = spelling._word_pairs()
+    assert table and all(spelling._may_be_listed(form) for form in table)
+    spelling._word_pairs.cache_clear()
+    spelling.spelling_variants.cache_clear()
+    assert spelling.spelling_variants("deploy") == ()
+    assert spelling._word_pairs.cache_info().currsize == 0  # answered without the table
+    assert spelling.spelling_variants("centres") == ("centers",)

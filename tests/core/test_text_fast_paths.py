@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from zeromem_cli.text import display, lexicon, secrets
 from zeromem_cli.text import normalize as text
-from zeromem_cli.text import secrets
 from zeromem_cli.text.normalize import (
     _WIDE_TO_ASCII,
     CJK_RUN,
@@ -346,3 +346,72 @@ def test_features_of_ascii_text_are_those_of_its_query_words(sample: str) -> Non
     from zeromem_cli.text.similarity import features, word_features
 
     assert features(sample) == word_features(query_words(sample))
+
+
+def _irregular_table() -> dict[str, tuple[str, ...]]:
+    """The table as written plainly: each word -> the other forms of its verb."""
+    forms: dict[str, tuple[str, ...]] = {}
+    for group in lexicon._IRREGULAR.split("|"):
+        words = group.split()
+        for word in words:
+            forms[word] = tuple(w for w in words if w != word)
+    return forms
+
+
+def test_irregular_forms_answer_as_the_table() -> None:
+    table = _irregular_table()
+    assert lexicon.irregular_forms("went") == ("go", "gone")
+    for word, forms in table.items():
+        assert lexicon.irregular_forms(word) == forms
+        assert lexicon.irregular_forms(word.upper()) == ()  # callers fold first
+    for word in ("deploy", "", " ", "go went", "go\twent", "wen", "ent", "|", "be was"):
+        assert lexicon.irregular_forms(word) == table.get(word, ())
+
+
+@given(st.text(alphabet="abegiknorstw |\n", max_size=8))
+@settings(max_examples=300, deadline=None)
+def test_irregular_forms_of_any_text_answer_as_the_table(word: str) -> None:
+    assert lexicon.irregular_forms(word) == _irregular_table().get(word, ())
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
+@settings(max_examples=500, deadline=None)
+def test_ascii_words_are_the_runs_the_pattern_finds(sample: str) -> None:
+    # Words of ASCII text are found by splitting at every other character, not by a pattern.
+    assert text._ascii_words(sample) == re.findall("[A-Za-z0-9]+", sample)
+    assert text.latin_words(sample) == re.findall("[A-Za-z0-9]+", sample)
+
+
+_SECRET_MARKS = st.text(
+    alphabet=st.sampled_from(list("aisIwWSx =:-/+._9\t\n\x1c\x0bBEGIN")), max_size=40
+) | st.text(alphabet=st.characters(max_codepoint=127), max_size=40)
+
+
+@given(_SECRET_MARKS)
+@settings(max_examples=1500, deadline=None)
+def test_maybe_secret_of_ascii_text_answers_as_the_pattern(sample: str) -> None:
+    # ASCII text is checked with str methods, not the pattern compiled on every cold search.
+    expected = display.maybe_secret_pattern().search(sample) is not None
+    assert display.maybe_secret(sample) is expected
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        "deploy the service on friday",
+        "my password is hunter2",
+        "it WAS\tthere",
+        "x is",
+        "this\x1cis\x1cit",
+        "a-very/long+token.value_1",
+        "-----BEGIN RSA",
+        "key=value",
+        "密码 123",
+        "İs the key here",
+        "ſecret",
+        "",
+    ],
+)
+def test_maybe_secret_answers_as_the_pattern(sample: str) -> None:
+    expected = display.maybe_secret_pattern().search(sample) is not None
+    assert display.maybe_secret(sample) is expected

@@ -24,6 +24,7 @@ from tests.conftest import index_names
 from zeromem_cli import MemoryStore, SchemaError
 from zeromem_cli.models import Filters
 from zeromem_cli.storage.sqlite import migrations as migrations_module
+from zeromem_cli.storage.sqlite import schema
 from zeromem_cli.storage.sqlite.migrations import LATEST_VERSION, MIGRATIONS
 from zeromem_cli.transfer.imports import import_text
 
@@ -494,3 +495,8 @@ def test_previous_schema_gains_the_owner_importance_indexes_and_keeps_every_row(
     live_key = [r[2] for r in conn.execute("PRAGMA index_info(idx_memories_live_key)")]
     conn.close()
     assert live_key == ["user", "project", "key", "agent", "session"]  # m010 kept
+
+
+def test_the_version_an_open_reads_is_the_number_of_steps() -> None:
+    # Opening a current store reads only ``schema`` (not the steps): its version must be theirs.
+    assert schema.LATEST_VERSION == LATEST_VERSION == len(MIGRATIONS)

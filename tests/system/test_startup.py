@@ -39,6 +39,9 @@ _PROBE = (
     "    module = sys.modules.get('zeromem_cli.' + name)\n"
     "    if module is not None and getattr(module, lazy).cache_info().currsize:\n"
     "        print(name + '-patterns-compiled', file=sys.stderr)\n"
+    "display = sys.modules.get('zeromem_cli.text.display')\n"
+    "if display is not None and display.maybe_secret_pattern.cache_info().currsize:\n"
+    "    print('secret-pattern-compiled', file=sys.stderr)\n"
 )
 
 # Never needed to search, pack or add (each is a feature of its own or an optional heavy
@@ -102,6 +105,7 @@ _NEVER = {
 _NOT_FOR = {
     "search": {
         "dataclasses",
+        "zeromem_cli.pack",  # not even the package: a request's pool default is in requests
         "zeromem_cli.pack.select",
         "zeromem_cli.text.secrets",
         "zeromem_cli.text.similarity",
@@ -117,6 +121,10 @@ _NOT_FOR = {
         "zeromem_cli.writes",
         "zeromem_cli.versions",
         "zeromem_cli.storage.sqlite.memories",
+        # #30, fourth pass: opening a current store reads its versions (storage/sqlite/schema.py)
+        # without loading the upgrade steps or the index writer.
+        "zeromem_cli.storage.sqlite.migrations",
+        "zeromem_cli.storage.sqlite.fts",
     },
     "pack": {
         "dataclasses",
@@ -128,6 +136,8 @@ _NOT_FOR = {
         "zeromem_cli.cli.search",
         "gzip",
         "base64",
+        "zeromem_cli.storage.sqlite.migrations",
+        "zeromem_cli.storage.sqlite.fts",
     },
     "add": {
         "dataclasses",
@@ -181,6 +191,10 @@ def test_hot_commands_load_only_what_they_use(
     top_level = {name.split(".")[0] for name in loaded}
     unexpected = {m for m in _NEVER | _NOT_FOR[args[0]] if m in loaded or m in top_level}
     assert not unexpected, f"`zeromem {args[0]}` imported {sorted(unexpected)}"
+    if args[0] in ("search", "pack") and args[1].isascii():  # only non-ASCII text needs it
+        assert "unicodedata" not in loaded
+    if args[:2] == ["search", "weekly report"]:  # printing ASCII text: no secret pattern
+        assert "secret-pattern-compiled" not in loaded
     if args[0] in ("search", "pack"):  # reading Chinese text compiles the CJK class once only
         assert "word-pattern-compiled" not in loaded
     # Outside a git repository, printing printable memories: neither set of patterns is needed.
@@ -405,7 +419,7 @@ def test_entry_point_runs_the_command_and_leaves_the_collector_on(
     hot_db: Path, tmp_path: Path
 ) -> None:
     pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
-    assert '\nzeromem = "zeromem_cli.entry:main"\n' in pyproject  # the console script
+    assert '\nzeromem = "zeromem_cli.entry:console"\n' in pyproject  # the console script
     code = (
         "import gc, sys\n"
         "from zeromem_cli.entry import main\n"
@@ -419,3 +433,47 @@ def test_entry_point_runs_the_command_and_leaves_the_collector_on(
     )
     assert "exit 0 True" in result.stderr
     assert "weekly report goes out" in result.stdout
+
+
+def test_console_exits_at_once_with_the_whole_output_and_the_same_status(
+    hot_db: Path, tmp_path: Path
+) -> None:
+    # The console script skips the interpreter's teardown: what the command printed (more than
+    # a pipe buffer here) still arrives whole, and the exit status is the command's own.
+    db = tmp_path / "many.db"
+    with MemoryStore(db) as store:
+        for number in range(300):
+            store.add(f"release note {number}: the deploy of service {number} went out")
+    env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
+    run = [sys.executable, "-m", "zeromem_cli"]
+    listed = subprocess.run(
+        [*run, "list", "--limit", "300", "--db", str(db)], env=env, capture_output=True, text=True
+    )
+    assert listed.returncode == 0 and listed.stderr == ""
+    assert sum("went out" in line for line in listed.stdout.splitlines()) == 300
+    for args, code in ((["show", "999"], 1), (["search"], 2), (["search", "weekly"], 0)):
+        result = subprocess.run(
+            [*run, *args, "--db", str(hot_db)], env=env, capture_output=True, text=True
+        )
+        assert result.returncode == code, (args, result.stderr)
+
+
+def test_console_keeps_the_normal_exit_when_something_waits_for_it(
+    hot_db: Path, tmp_path: Path
+) -> None:
+    # An atexit handler (a library or plugin in the same process) still runs, and a message
+    # as exit status is still printed: the quick exit steps aside for both.
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(print, 'handler ran', file=sys.stderr)\n"
+        "from zeromem_cli.entry import console\n"
+        "sys.argv = ['zeromem', 'search', 'weekly', '--db', sys.argv[1]]\n"
+        "console()\n"
+    )
+    env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(hot_db)], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0
+    assert "weekly report goes out" in result.stdout
+    assert "handler ran" in result.stderr

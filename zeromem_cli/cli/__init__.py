@@ -11,6 +11,7 @@ all. A new command module goes into that table (an import line at the end of thi
 too, but then every call pays for it).
 """
 
+import functools
 import os
 import re
 import sys
@@ -204,12 +205,15 @@ def _is_dash_text(option: str, args: Any) -> bool:
     """The "option" Click did not know is the start of text (``add "-5 degrees in Harbin"``:
     Click reads ``-5``): an argument beginning with it holds a space, or it is a number."""
     for arg in (str(a) for a in args or ()):
-        if arg.startswith(option) and (" " in arg.strip() or _NUMBER.fullmatch(arg)):
+        if arg.startswith(option) and (" " in arg.strip() or _number().fullmatch(arg)):
             return True
     return False
 
 
-_NUMBER = re.compile(r"-[0-9][0-9.,:]*%?")
+@functools.cache
+def _number() -> re.Pattern[str]:
+    """A negative number as text; compiled for a usage error only, not on every start."""
+    return re.compile(r"-[0-9][0-9.,:]*%?")
 
 
 def _broken_pipe() -> int:

@@ -17,19 +17,74 @@ import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from typer.models import TyperPath
+from typer.models import ArgumentInfo, OptionInfo, TyperPath
 
 from zeromem_cli.cli import render
-from zeromem_cli.cli.render import OutputFormat
+from zeromem_cli.cli.render import FORMATS
 from zeromem_cli.config import Config
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.paths import db_location, is_database_url
 from zeromem_cli.plain import FrozenRecord
 
 SCOPE_PANEL = "Database and scope"
+
+_BLANK: dict[Any, dict[str, Any]] = {}  # the attributes of typer.Option() / typer.Argument()
+
+
+def option(default: Any = ..., *param_decls: str, **settings: Any) -> Any:
+    """``typer.Option(default, *param_decls, **settings)``: the same ``OptionInfo``, made by
+    copying the attributes of a blank one and setting those given. ``typer.Option`` hands its
+    ~45 settings on through three calls, which cost a cold start ~65k instructions per option,
+    for every option of every command it imports (``python -m benchmarks.startup_compare
+    --callgrind``). Anything ``OptionInfo`` does not store as given goes to ``typer.Option``
+    itself, so it is checked (and warned about) as Typer does; ``tests/cli/test_shared_options.py``
+    compares the two."""
+    return _info(_OptionInfo, typer.Option, default, param_decls, settings)
+
+
+def argument(default: Any = ..., **settings: Any) -> Any:
+    """``typer.Argument(default, **settings)``, made as ``option`` makes an option."""
+    return _info(_ArgumentInfo, typer.Argument, default, None, settings)
+
+
+class _CopiedDirectly:
+    """Typer copies each parameter's record twice for every command it builds
+    (``copy.copy``, which goes through ``__reduce_ex__``: ~10k instructions a copy, ~90 copies
+    for ``search``); the same copy, made by copying its attributes."""
+
+    def __copy__(self) -> Any:
+        copied = object.__new__(type(self))
+        vars(copied).update(vars(self))
+        return copied
+
+
+class _OptionInfo(_CopiedDirectly, OptionInfo):
+    """Typer's ``OptionInfo``, copied directly."""
+
+
+class _ArgumentInfo(_CopiedDirectly, ArgumentInfo):
+    """Typer's ``ArgumentInfo``, copied directly."""
+
+
+def _info(
+    kind: type, make: Callable[..., Any], default: Any, decls: tuple[str, ...] | None, given: Any
+) -> Any:
+    blank = _BLANK.get(make)
+    if blank is None:
+        blank = _BLANK[make] = dict(vars(make()))
+    if not given.keys() <= blank.keys() or ("parser" in given and "click_type" in given):
+        return make(default, *(decls or ()), **given)  # Typer's own checks and warnings
+    info: Any = object.__new__(kind)
+    attributes = vars(info)
+    attributes.update(blank)
+    attributes.update(given)
+    attributes["default"] = default
+    if decls is not None:  # an argument's name is its parameter's
+        attributes["param_decls"] = decls
+    return info
 
 
 class _DbLocation(TyperPath):
@@ -41,67 +96,67 @@ class _DbLocation(TyperPath):
         return super().convert(value, param, ctx)
 
 
-DbOption = Annotated[
-    Optional[str],  # a path, or a URL: see _DbLocation
-    typer.Option(
-        "--db",
-        envvar="ZEROMEM_DB",
-        help="Database file, or a postgresql:// URL (default: the per-user data dir).",
-        show_default=False,
-        # readable=False: checked by db.connect (an unreadable file is exit 1, not a usage error)
-        click_type=_DbLocation(dir_okay=True, readable=False),
-        rich_help_panel=SCOPE_PANEL,
-    ),
-]
-KeyFileOption = Annotated[
-    Optional[Path],
-    typer.Option(
-        "--key-file",
-        envvar="ZEROMEM_KEY_FILE",
-        help="Key of an encrypted store, in a file only you can read (or set ZEROMEM_KEY).",
-        show_default=False,
-        readable=False,  # checked by keys.read_key_file (directory, mode, ...): exit 1
-        rich_help_panel=SCOPE_PANEL,
-    ),
-]
-UserOption = Annotated[
-    Optional[str],
-    typer.Option("--user", envvar="ZEROMEM_USER", help="User scope.", rich_help_panel=SCOPE_PANEL),
-]
-AgentOption = Annotated[
-    Optional[str],
-    typer.Option(
-        "--agent", envvar="ZEROMEM_AGENT", help="Agent scope.", rich_help_panel=SCOPE_PANEL
-    ),
-]
-SessionOption = Annotated[
-    Optional[str],
-    typer.Option(
-        "--session", envvar="ZEROMEM_SESSION", help="Session scope.", rich_help_panel=SCOPE_PANEL
-    ),
-]
-ProjectOption = Annotated[
-    Optional[str],
-    typer.Option(
-        "--project",
-        envvar="ZEROMEM_PROJECT",
-        help="Project scope: NAME, 'auto' (the git repository of the current directory) or 'none'.",
-        rich_help_panel=SCOPE_PANEL,
-    ),
-]
-IsolateOption = Annotated[
-    Optional[bool],
-    typer.Option(
-        "--isolate/--no-isolate",
-        help="Read only this exact agent and session, not every session of the user "
-        "[default: scope.isolate_sessions, false].",
-        show_default=False,
-        rich_help_panel=SCOPE_PANEL,
-    ),
-]
+_DB_SETTINGS: dict[str, Any] = {
+    "envvar": "ZEROMEM_DB",
+    "help": "Database file, or a postgresql:// URL (default: the per-user data dir).",
+    "show_default": False,
+    # readable=False: checked by db.connect (an unreadable file is exit 1, not a usage error)
+    "click_type": _DbLocation(dir_okay=True, readable=False),
+    "rich_help_panel": SCOPE_PANEL,
+}
+DbOption = Annotated[str | None, option("--db", **_DB_SETTINGS)]  # a path, or a URL
+
+
+@functools.cache
+def _store_parameters() -> tuple[inspect.Parameter, ...]:
+    """The parameters ``@store_options`` appends, in --help order. Each option is its
+    parameter's default, as Typer also reads them, rather than an ``Annotated`` alias: only
+    the command being run asks for them, while an alias is built on every start (~80k
+    instructions: ``python -m benchmarks.startup_compare --callgrind``)."""
+
+    def store(name: str, kind: Any, *decls: str, **settings: Any) -> inspect.Parameter:
+        settings.setdefault("rich_help_panel", SCOPE_PANEL)
+        default = option(None, *decls, **settings)
+        return inspect.Parameter(
+            name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind
+        )
+
+    return (
+        store("db", str | None, "--db", **_DB_SETTINGS),
+        store("user", str | None, "--user", envvar="ZEROMEM_USER", help="User scope."),
+        store("agent", str | None, "--agent", envvar="ZEROMEM_AGENT", help="Agent scope."),
+        store("session", str | None, "--session", envvar="ZEROMEM_SESSION", help="Session scope."),
+        store(
+            "project",
+            str | None,
+            "--project",
+            envvar="ZEROMEM_PROJECT",
+            help="Project scope: NAME, 'auto' (the git repository of the current directory) "
+            "or 'none'.",
+        ),
+        store(
+            "isolate",
+            bool | None,
+            "--isolate/--no-isolate",
+            help="Read only this exact agent and session, not every session of the user "
+            "[default: scope.isolate_sessions, false].",
+            show_default=False,
+        ),
+        store(
+            "key_file",
+            Path | None,
+            "--key-file",
+            envvar="ZEROMEM_KEY_FILE",
+            help="Key of an encrypted store, in a file only you can read (or set ZEROMEM_KEY).",
+            show_default=False,
+            readable=False,  # checked by keys.read_key_file (directory, mode, ...): exit 1
+        ),
+    )
+
+
 FormatOption = Annotated[
-    Optional[OutputFormat],
-    typer.Option(
+    FORMATS | None,
+    option(
         "--format",
         "-f",
         help="Output format (default: table on a terminal, plain when piped).",
@@ -109,9 +164,9 @@ FormatOption = Annotated[
         show_default=False,
     ),
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Same as --format json.")]
+JsonOption = Annotated[bool, option("--json", help="Same as --format json.")]
 # --json of a command without an output --format (add, update, gc, stats, config, path).
-JsonResultOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+JsonResultOption = Annotated[bool, option("--json", help="Print the result as JSON.")]
 
 
 if TYPE_CHECKING:
@@ -196,16 +251,8 @@ class StoreOptions(FrozenRecord):
         )
 
 
-# The parameters ``@store_options`` appends, in --help order.
-_STORE_PARAMETERS = (
-    ("db", "DbOption"),
-    ("user", "UserOption"),
-    ("agent", "AgentOption"),
-    ("session", "SessionOption"),
-    ("project", "ProjectOption"),
-    ("isolate", "IsolateOption"),
-    ("key_file", "KeyFileOption"),
-)
+# The names of the parameters ``@store_options`` appends (``_store_parameters``), in order.
+_STORE_NAMES = ("db", "user", "agent", "session", "project", "isolate", "key_file")
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 
@@ -235,20 +282,14 @@ class _StoreCommand:
         self.__module__ = command.__module__
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        where = StoreOptions(*(kwargs.pop(name) for name, _ in _STORE_PARAMETERS))
+        where = StoreOptions(*(kwargs.pop(name) for name in _STORE_NAMES))
         return self.command(*args, where=where, **kwargs)
 
     @functools.cached_property
     def __signature__(self) -> inspect.Signature:
         signature = inspect.signature(self.command, eval_str=True)
         kept = [p for name, p in signature.parameters.items() if name != "where"]
-        aliases = globals()
-        added = [
-            inspect.Parameter(
-                name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=aliases[alias]
-            )
-            for name, alias in _STORE_PARAMETERS
-        ]
+        added = _store_parameters()
         positional = [p for p in kept if p.kind is not inspect.Parameter.KEYWORD_ONLY]
         keyword = [p for p in kept if p.kind is inspect.Parameter.KEYWORD_ONLY]
         return signature.replace(parameters=[*positional, *keyword, *added])
@@ -375,36 +416,36 @@ def confirm_or_refuse(question: str, yes: bool) -> None:
 
 # Filters shared by list, search, pack and export.
 SinceOption = Annotated[
-    Optional[str], typer.Option("--since", help="Created within 7d, 24h... or since a date.")
+    str | None, option("--since", help="Created within 7d, 24h... or since a date.")
 ]
 UntilOption = Annotated[
-    Optional[str], typer.Option("--until", help="Created before 7d ago, or before a date.")
+    str | None, option("--until", help="Created before 7d ago, or before a date.")
 ]
 AsOfOption = Annotated[
-    Optional[str],
-    typer.Option(
+    str | None,
+    option(
         "--as-of",
         help='Ask as of this date (ISO, or 7d ago): "last week" and recency count from it.',
     ),
 ]
 SemanticOption = Annotated[
-    Optional[bool],
-    typer.Option(
+    bool | None,
+    option(
         "--semantic/--no-semantic",
         help="Also find memories said in other words (zeromem[semantic]) [default: "
         "search.semantic, on when installed].",
     ),
 ]
 IncludeExpiredOption = Annotated[
-    bool, typer.Option("--include-expired", help="Include expired memories.")
+    bool, option("--include-expired", help="Include expired memories.")
 ]
 CategoryOption = Annotated[
-    Optional[str], typer.Option("--category", "-c", help="Category (e.g. fact, preference).")
+    str | None, option("--category", "-c", help="Category (e.g. fact, preference).")
 ]
 TagOption = Annotated[
-    Optional[list[str]], typer.Option("--tag", "-t", help="Tag (repeatable).", show_default=False)
+    list[str] | None, option("--tag", "-t", help="Tag (repeatable).", show_default=False)
 ]
 KeyOption = Annotated[
-    Optional[str],
-    typer.Option("--key", "-k", help="Unique key in the scope: writing it again updates it."),
+    str | None,
+    option("--key", "-k", help="Unique key in the scope: writing it again updates it."),
 ]

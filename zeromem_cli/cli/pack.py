@@ -5,9 +5,7 @@ stdout carries the snippet and nothing else (so it can be piped into a model); `
 """
 
 from enum import Enum
-from typing import Annotated, Optional
-
-import typer
+from typing import Annotated
 
 from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
@@ -18,7 +16,9 @@ from zeromem_cli.cli.options import (
     StoreOptions,
     TagOption,
     UntilOption,
+    argument,
     filters_from_flags,
+    option,
     read_text_argument,
     settings,
     store_options,
@@ -44,22 +44,20 @@ class TokenizerName(str, Enum):
 def pack(
     where: StoreOptions,
     query: Annotated[
-        Optional[str],
-        typer.Argument(
+        str | None,
+        argument(
             help="What the memories should be relevant to; - reads stdin. "
             "Without it: pinned, important and recent memories.",
             show_default=False,
         ),
     ] = None,
     budget: Annotated[
-        Optional[int],
-        typer.Option(
-            "--budget", "-b", min=1, help="Most tokens to print [default: pack.budget, 1000]."
-        ),
+        int | None,
+        option("--budget", "-b", min=1, help="Most tokens to print [default: pack.budget, 1000]."),
     ] = None,
     tokenizer: Annotated[
-        Optional[TokenizerName],
-        typer.Option(
+        TokenizerName | None,
+        option(
             "--tokenizer",
             help="approx (fast, never under o200k/cl100k on our benchmarks) or exact o200k / "
             "cl100k (pip install 'zeromem[tokenizers]') [default: pack.tokenizer, approx].",
@@ -68,8 +66,8 @@ def pack(
         ),
     ] = None,
     fmt: Annotated[
-        Optional[PackFormat],
-        typer.Option(
+        PackFormat | None,
+        option(
             "--format",
             "-f",
             help="text, markdown, json or xml [default: pack.format, text].",
@@ -78,10 +76,10 @@ def pack(
         ),
     ] = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="The same as --format json (as other commands take it).")
+        bool, option("--json", help="The same as --format json (as other commands take it).")
     ] = False,
     header: Annotated[
-        Optional[str], typer.Option("--header", help="A first line (counted in the budget).")
+        str | None, option("--header", help="A first line (counted in the budget).")
     ] = None,
     category: CategoryOption = None,
     tag: TagOption = None,
@@ -90,11 +88,11 @@ def pack(
     as_of: AsOfOption = None,
     semantic: SemanticOption = None,
     no_touch: Annotated[
-        bool, typer.Option("--no-touch", help="Do not record an access of the packed memories.")
+        bool, option("--no-touch", help="Do not record an access of the packed memories.")
     ] = False,
     reveal: Annotated[
         bool,
-        typer.Option(
+        option(
             "--reveal",
             help="Print likely secrets (API keys, passwords...) as stored instead of masking "
             "them as [secret: rule].",
@@ -102,15 +100,15 @@ def pack(
     ] = False,
     stats: Annotated[
         bool,
-        typer.Option("--stats", "-v", help="Tokens used and memories included, on stderr."),
+        option("--stats", "-v", help="Tokens used and memories included, on stderr."),
     ] = False,
     explain: Annotated[
         bool,
-        typer.Option("--explain", help="Every candidate's score parts and fate, on stderr."),
+        option("--explain", help="Every candidate's score parts and fate, on stderr."),
     ] = False,
     inherit: Annotated[
-        Optional[bool],
-        typer.Option(
+        bool | None,
+        option(
             "--inherit/--no-inherit",
             help="Also pack from the scopes around this one: in a project, the user's own "
             "memories; with --isolate, the session's agent, user and unscoped ones "
@@ -118,8 +116,8 @@ def pack(
         ),
     ] = None,
     pinned_share: Annotated[
-        Optional[float],
-        typer.Option(
+        float | None,
+        option(
             "--pinned-share",
             min=0.0,
             max=1.0,

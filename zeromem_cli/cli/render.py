@@ -10,14 +10,17 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from enum import Enum
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 if TYPE_CHECKING:
     from zeromem_cli.models import HistoryEntry, Memory
 
 
-class OutputFormat(str, Enum):
+class OutputFormat:
+    """The output formats (``--format``), as text: the option offers them through
+    ``FORMATS``, a ``Literal``; an ``Enum`` class cost every start of a command more than
+    the rest of this module (``python -m benchmarks.startup_compare --callgrind``)."""
+
     table = "table"
     plain = "plain"
     json = "json"
@@ -25,7 +28,10 @@ class OutputFormat(str, Enum):
     ids = "ids"
 
 
-def resolve_format(fmt: OutputFormat | None, as_json: bool) -> OutputFormat:
+FORMATS = Literal["table", "plain", "json", "jsonl", "ids"]
+
+
+def resolve_format(fmt: str | None, as_json: bool) -> str:
     """--json wins; no choice means a table on a terminal and plain lines in a pipe."""
     if as_json:
         return OutputFormat.json
@@ -92,17 +98,17 @@ def _score(score: float | None, digits: int = 4) -> str:
     return f"{score or 0.0:.{digits}g}"
 
 
-def memories(items: Sequence[Memory], fmt: OutputFormat, *, scores: bool = False) -> None:
+def memories(items: Sequence[Memory], fmt: str, *, scores: bool = False) -> None:
     """A list of memories (list, search)."""
-    if fmt is OutputFormat.json:
+    if fmt == OutputFormat.json:
         print(dumps([m.to_dict() for m in items]))
-    elif fmt is OutputFormat.jsonl:
+    elif fmt == OutputFormat.jsonl:
         for m in items:
             print(dumps(m.to_dict(), indent=None))
-    elif fmt is OutputFormat.ids:
+    elif fmt == OutputFormat.ids:
         for m in items:
             print(m.id)
-    elif fmt is OutputFormat.plain:
+    elif fmt == OutputFormat.plain:
         for m in items:
             cells = [str(m.id)]
             if scores:
@@ -165,11 +171,11 @@ def preview(items: Sequence[Memory], most: int, what: str) -> None:
         message(f"  ... and {len(items) - most} more (--dry-run lists them all)")
 
 
-def memory(item: Memory, fmt: OutputFormat) -> None:
+def memory(item: Memory, fmt: str) -> None:
     """One memory (show, add --json, update)."""
     if fmt in (OutputFormat.json, OutputFormat.jsonl):
-        print(dumps(item.to_dict(), indent=2 if fmt is OutputFormat.json else None))
-    elif fmt is OutputFormat.ids:
+        print(dumps(item.to_dict(), indent=2 if fmt == OutputFormat.json else None))
+    elif fmt == OutputFormat.ids:
         print(item.id)
     else:
         from zeromem_cli.cli.tables import local_moment
@@ -191,16 +197,16 @@ def memory(item: Memory, fmt: OutputFormat) -> None:
 _TIMES = frozenset({"created_at", "updated_at", "expires_at", "last_accessed_at", "deleted_at"})
 
 
-def history(entries: Sequence[HistoryEntry], fmt: OutputFormat) -> None:
-    if fmt is OutputFormat.json:
+def history(entries: Sequence[HistoryEntry], fmt: str) -> None:
+    if fmt == OutputFormat.json:
         print(dumps([e.to_dict() for e in entries]))
-    elif fmt is OutputFormat.jsonl:
+    elif fmt == OutputFormat.jsonl:
         for e in entries:
             print(dumps(e.to_dict(), indent=None))
-    elif fmt is OutputFormat.ids:
+    elif fmt == OutputFormat.ids:
         for e in entries:
             print(e.version)
-    elif fmt is OutputFormat.plain:
+    elif fmt == OutputFormat.plain:
         for e in entries:
             print(
                 "\t".join(
@@ -262,12 +268,12 @@ def ingest_items(items: Sequence[Any], *, dry_run: bool) -> None:
         print("\t".join(cells))
 
 
-def ingest_rules(rules: Sequence[Any], fmt: OutputFormat) -> None:
+def ingest_rules(rules: Sequence[Any], fmt: str) -> None:
     """The active ingest rules (``ingest --rules``)."""
     columns = ("name", "family", "lang", "action", "category", "key", "ttl", "importance")
     if fmt in (OutputFormat.json, OutputFormat.jsonl):
         records = [rule.to_dict() for rule in rules]
-        if fmt is OutputFormat.json:
+        if fmt == OutputFormat.json:
             print(dumps(records))
         else:
             for record in records:
@@ -278,7 +284,7 @@ def ingest_rules(rules: Sequence[Any], fmt: OutputFormat) -> None:
         + [("" if r.enabled else "disabled ") + r.source]
         for r in rules
     ]
-    if fmt is not OutputFormat.table:
+    if fmt != OutputFormat.table:
         for row in rows:
             print("\t".join(row))
         return
@@ -292,11 +298,11 @@ def ingest_rules(rules: Sequence[Any], fmt: OutputFormat) -> None:
     _console().print(table)
 
 
-def trash(items: Sequence[Memory], fmt: OutputFormat) -> None:
+def trash(items: Sequence[Memory], fmt: str) -> None:
     """Soft-deleted memories with when and why they left (``zeromem trash``)."""
-    if fmt is not OutputFormat.plain and fmt is not OutputFormat.table:
+    if fmt != OutputFormat.plain and fmt != OutputFormat.table:
         memories(items, fmt)
-    elif fmt is OutputFormat.plain:
+    elif fmt == OutputFormat.plain:
         for m in items:
             cells = [str(m.id), m.deleted_at or "", m.deleted_reason or "", shown(m.category)]
             print("\t".join(cells + [_one_line(shown(m.content))]))

@@ -1,8 +1,6 @@
 """The ``search`` command: full-text search with filters, output in any format."""
 
-from typing import Annotated, Optional
-
-import typer
+from typing import Annotated
 
 from zeromem_cli.cli import app, render
 from zeromem_cli.cli.options import (
@@ -17,7 +15,9 @@ from zeromem_cli.cli.options import (
     StoreOptions,
     TagOption,
     UntilOption,
+    argument,
     filters_from_flags,
+    option,
     read_text_argument,
     settings,
     store_options,
@@ -29,10 +29,10 @@ from zeromem_cli.errors import InvalidInputError
 @store_options
 def search(
     where: StoreOptions,
-    query: Annotated[str, typer.Argument(help="What to look for, in any language; - reads stdin.")],
+    query: Annotated[str, argument(help="What to look for, in any language; - reads stdin.")],
     limit: Annotated[
-        Optional[int],
-        typer.Option("--limit", "-n", min=1, help="At most N results [default: search.limit, 10]."),
+        int | None,
+        option("--limit", "-n", min=1, help="At most N results [default: search.limit, 10]."),
     ] = None,
     category: CategoryOption = None,
     tag: TagOption = None,
@@ -40,12 +40,12 @@ def search(
     since: SinceOption = None,
     until: UntilOption = None,
     min_score: Annotated[
-        Optional[float], typer.Option("--min-score", help="Drop results scoring below this.")
+        float | None, option("--min-score", help="Drop results scoring below this.")
     ] = None,
     include_expired: IncludeExpiredOption = False,
     fts: Annotated[
         bool,
-        typer.Option(
+        option(
             "--fts",
             help="QUERY is your own expression: FTS5 syntax (tsquery on PostgreSQL).",
         ),

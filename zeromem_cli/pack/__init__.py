@@ -4,5 +4,6 @@
 ``format`` renders, ``tokens`` counts; the factors that score live in ``zeromem_cli.ranking``.
 """
 
-# Search hits a pack considers (``pack(pool=...)``).
-DEFAULT_POOL = 200
+from zeromem_cli.requests import DEFAULT_POOL  # search hits a pack considers
+
+__all__ = ["DEFAULT_POOL"]

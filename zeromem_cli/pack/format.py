@@ -17,7 +17,7 @@ from typing import Any
 
 from zeromem_cli.errors import InvalidInputError
 from zeromem_cli.models import Memory
-from zeromem_cli.text.display import MAYBE_SECRET, terminal_safe
+from zeromem_cli.text.display import maybe_secret, terminal_safe
 
 FORMATS = ("text", "markdown", "json", "xml")
 
@@ -34,9 +34,9 @@ SECRET_MASK = "[secret: {rule}]"
 
 def _mask(text: str, template: str = SECRET_MASK) -> str:
     """``text`` with likely credentials masked (``secrets.mask_secrets``); a text without any
-    of the marks every rule needs (``display.MAYBE_SECRET``: most memories) is returned as it
+    of the marks every rule needs (``display.maybe_secret``: most memories) is returned as it
     is without loading the rules."""
-    if MAYBE_SECRET.search(text) is None:
+    if not maybe_secret(text):
         return text
     from zeromem_cli.text.secrets import mask_secrets as masked
 

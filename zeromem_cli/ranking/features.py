@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from zeromem_cli.models import Memory
-from zeromem_cli.text.lexicon import IRREGULAR_FORMS
+from zeromem_cli.text.lexicon import irregular_forms
 from zeromem_cli.text.normalize import fold, latin_words, simplified
 from zeromem_cli.text.query import PREFIX_MIN_LENGTH, parse_query
 from zeromem_cli.text.spelling import spelling_variants
@@ -46,7 +46,7 @@ class WordTest:
         # Per word: (needles found anywhere in the text, whole words among its tokens).
         self.tests: list[tuple[tuple[str, ...], frozenset[str]]] = []
         for word in map(fold, words):
-            forms = tuple(IRREGULAR_FORMS.get(word, ()))
+            forms = irregular_forms(word)
             spellings = spelling_variants(word)
             if len(word) >= PREFIX_MIN_LENGTH or not word.isascii():
                 stems = (_crude_stem(word), *map(_crude_stem, spellings))

@@ -64,19 +64,22 @@ def open_backend(
     schema that needs an upgrade is refused rather than upgraded."""
     if is_url(location):
         return _open_server(str(location), notice, key=key, read_only=read_only)
-    from zeromem_cli.storage.sqlite import fts, migrations
+    from zeromem_cli.storage.sqlite import schema
     from zeromem_cli.storage.sqlite.backend import SqliteBackend
 
     path = Path(location)
     conn = _sqlite.connect(path, key, read_only=read_only)
     try:
         if read_only:
-            _sqlite.retry_busy(lambda: migrations.check_current(conn, path))
+            _sqlite.retry_busy(lambda: schema.check_current(conn, path))
         else:
             # Opening races other processes creating or checkpointing the same file:
             # retried while SQLite reports busy without waiting (see db.retry_busy).
-            _sqlite.retry_busy(lambda: migrations.migrate(conn, notice))
-            _sqlite.retry_busy(lambda: fts.ensure_index_version(conn, path, notice))
+            if not _sqlite.retry_busy(lambda: schema.is_current(conn)):
+                from zeromem_cli.storage.sqlite import fts, migrations
+
+                _sqlite.retry_busy(lambda: migrations.migrate(conn, notice))
+                _sqlite.retry_busy(lambda: fts.ensure_index_version(conn, path, notice))
             _sqlite.remove_stale_copy(path.expanduser())
     except _sqlite.ERRORS as exc:
         conn.close()

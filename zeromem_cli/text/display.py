@@ -45,16 +45,39 @@ def terminal_safe(text: str) -> str:
     return _unsafe().sub(_escape, text)
 
 
-# Every secret rule needs one of these (an assignment sign, a run of 12+ token characters, a
-# PEM header, "is"/"was" of "my password is X", 密码); ``secrets`` uses the same pattern as its
-# first pre-check. Text without any skips importing ``secrets`` at all: ``search`` prints most
-# results without loading the rules.
-MAYBE_SECRET = re.compile(r"[=:]|[A-Za-z0-9_\-/+.]{12}|-----BEGIN|\s(?i:is|was)\s|密码")
+@functools.cache
+def maybe_secret_pattern() -> re.Pattern[str]:
+    """Every secret rule needs one of these (an assignment sign, a run of 12+ token
+    characters, a PEM header, "is"/"was" of "my password is X", 密码); ``secrets`` uses this
+    pattern as its first pre-check. Text without any skips importing ``secrets`` at all:
+    ``search`` prints most results without loading the rules."""
+    return re.compile(r"[=:]|[A-Za-z0-9_\-/+.]{12}|-----BEGIN|\s(?i:is|was)\s|密码")
+
+
+# ASCII text is checked without the pattern (compiling it cost every cold search that prints a
+# memory): what is not a token character, or not whitespace, becomes a space.
+_TOKEN_CHARACTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-/+."
+_NOT_TOKEN = "".join([chr(c) for c in range(128) if chr(c) not in _TOKEN_CHARACTERS])
+_TOKEN_RUNS = str.maketrans(_NOT_TOKEN, " " * len(_NOT_TOKEN))
+_WHITESPACE = "".join([chr(c) for c in range(128) if chr(c).isspace()])  # what \s matches
+_SPACES = str.maketrans(_WHITESPACE, " " * len(_WHITESPACE))
+
+
+def maybe_secret(text: str) -> bool:
+    """``text`` holds one of the marks every secret rule needs (``maybe_secret_pattern``)."""
+    if not text.isascii():
+        return maybe_secret_pattern().search(text) is not None
+    if "=" in text or ":" in text or "-----BEGIN" in text:
+        return True
+    if any(len(run) >= 12 for run in text.translate(_TOKEN_RUNS).split()):
+        return True
+    spaced = text.translate(_SPACES).lower()
+    return " is " in spaced or " was " in spaced
 
 
 def shown(text: str) -> str:
     """What a person sees of a stored field: masked, then terminal-safe."""
-    if MAYBE_SECRET.search(text) is None:
+    if not maybe_secret(text):
         return terminal_safe(text)
     from zeromem_cli.text.secrets import mask_secrets
 

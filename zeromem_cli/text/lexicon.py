@@ -61,16 +61,31 @@ wear wore worn | win won | write wrote written
 """
 
 
-def _irregular_forms() -> dict[str, tuple[str, ...]]:
-    forms: dict[str, tuple[str, ...]] = {}
+# The table's words, each between spaces: a word not in it is answered by one substring test,
+# without building the table (most query words are not irregular verbs).
+_IRREGULAR_WORDS = " " + " ".join(_IRREGULAR.replace("|", " ").split()) + " "
+_IRREGULAR_GROUPS: dict[str, tuple[str, ...]] = {}
+
+
+def _irregular_groups() -> dict[str, tuple[str, ...]]:
+    """Each word -> all the forms of its verb, one tuple per verb, built on first need (a
+    cold search starts often: ``python -m benchmarks.startup_compare --callgrind``)."""
     for group in _IRREGULAR.split("|"):
-        words = group.split()
-        for word in words:
-            forms[word] = tuple(w for w in words if w != word)
-    return forms
+        words = tuple(group.split())
+        _IRREGULAR_GROUPS.update(dict.fromkeys(words, words))
+    return _IRREGULAR_GROUPS
 
 
-IRREGULAR_FORMS = _irregular_forms()
+def irregular_forms(word: str) -> tuple[str, ...]:
+    """The other forms of ``word``'s verb (``went`` -> ``go``, ``gone``), in the table's order;
+    none for a word not in the table."""
+    if " " in word or f" {word} " not in _IRREGULAR_WORDS:
+        return ()
+    group = (_IRREGULAR_GROUPS or _irregular_groups()).get(word)
+    if group is None:
+        return ()
+    return tuple([form for form in group if form != word])
+
 
 MONTHS = {
     name: number

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from operator import add
 from typing import Any, cast
 
@@ -83,7 +82,18 @@ CJK_RUN: re.Pattern[str] = cast("re.Pattern[str]", _NonAsciiPattern(f"[{CJK_CLAS
 # are compiled on first use: an ASCII query or write never needs them.
 # (A negated class, not a negative lookahead per character: the same runs, ~1.7x faster.)
 _WORD_PATTERN = f"[^\\W_{CJK_CLASS}]+"
-_ASCII_WORD = re.compile("[A-Za-z0-9]+")  # what _WORD finds in ASCII text
+# ASCII characters that are not letters or digits: in ASCII text, the words _WORD finds are
+# what is left between them. Splitting on them (``_ascii_words``) finds those runs without
+# compiling a pattern on every start of a search.
+_ASCII_NOT_WORD = "".join([chr(c) for c in range(128) if not chr(c).isalnum()])
+_ASCII_GAPS = str.maketrans(_ASCII_NOT_WORD, " " * len(_ASCII_NOT_WORD))
+
+
+def _ascii_words(text: str) -> list[str]:
+    """The runs of ``[A-Za-z0-9]`` in ASCII ``text``, in order."""
+    return text.translate(_ASCII_GAPS).split()
+
+
 _UNICODE_WORD = _LazyPattern(r"[^\W_]+")  # what it finds in text without CJK
 
 
@@ -144,6 +154,8 @@ def normalize(text: str) -> str:
     """NFKC, so full-width letters, compatibility forms and half-width kana compare equal."""
     if text.isascii():  # NFKC leaves ASCII unchanged; the check is ~10x cheaper
         return text
+    import unicodedata  # non-ASCII text only: an ASCII search never loads it
+
     if unicodedata.is_normalized("NFKC", text):
         return text
     for wide, narrow in _WIDE_TO_ASCII:
@@ -171,6 +183,8 @@ def fold_accents(text: str) -> str:
 
 @functools.lru_cache(maxsize=1024)
 def _strip_accents(char: str) -> str:
+    import unicodedata
+
     return "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
 
 
@@ -267,7 +281,7 @@ def _segmented(normalized: str) -> str:
     # so Python loops once per CJK run, not once per word (bulk import indexes ~100k texts).
     parts = _CJK_SPLIT.compiled.split(normalized)
     words = _WORD.compiled.findall
-    ascii_words = _ASCII_WORD.findall
+    ascii_words = _ascii_words
     pieces = words(parts[0])
     table = _SIMPLIFY or _simplify_table()
     for number in range(1, len(parts), 2):
@@ -285,7 +299,7 @@ def _segmented(normalized: str) -> str:
 
 # Characters that never belong to a word (each matches [\W_]): ASCII punctuation, spaces and
 # controls, and the CJK punctuation NFKC leaves as it is.
-_NOT_WORD = "".join(chr(c) for c in range(128) if not chr(c).isalnum()) + (
+_NOT_WORD = _ASCII_NOT_WORD + (
     "\u3001\u3002\u300c\u300d\u300e\u300f\u3010\u3011\u300a\u300b\u2026\u00b7"
     "\u201c\u201d\u2018\u2019"
 )
@@ -320,7 +334,7 @@ def latin_words(text: str) -> list[str]:
     tables, so a term folded here could miss "Straße" in the index.
     """
     if text.isascii():
-        return _ASCII_WORD.findall(text)
+        return _ascii_words(text)
     # The runs ``_WORD_PATTERN`` finds, without compiling it (~2 ms): CJK runs become spaces,
     # then any word character but "_" (a cheap pattern: no large character class) forms words.
     return _UNICODE_WORD.compiled.findall(CJK_RUN.sub(" ", normalize(text)))

@@ -25,6 +25,7 @@ hand the parsed query down instead of cutting the text again.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Sequence
 
 from zeromem_cli.plain import FrozenRecord
@@ -33,7 +34,7 @@ from zeromem_cli.text.lexicon import (
     CJK_PARTICLES,
     CJK_WEAK_CHARACTERS,
     ENGLISH_STOP_WORDS,
-    IRREGULAR_FORMS,
+    irregular_forms,
 )
 from zeromem_cli.text.normalize import CJK_RUN, cjk_bigrams, latin_words, normalize, simplified
 from zeromem_cli.text.spelling import spelling_variants
@@ -44,13 +45,17 @@ PREFIX_MIN_LENGTH = 4
 MAX_TERMS = 64
 
 
-# The stop phrases by their first character: only those starting with a character the text
-# holds are looked for (most texts hold few of them).
-_PHRASES_BY_START: dict[str, list[str]] = {}
-for _phrase in CHINESE_STOP_PHRASES:
-    _PHRASES_BY_START.setdefault(_phrase[0], []).append(_phrase)
-_PHRASE_STARTS = frozenset(_PHRASES_BY_START)
-_PHRASE_ORDER = {phrase: place for place, phrase in enumerate(CHINESE_STOP_PHRASES)}
+@functools.cache
+def _stop_phrase_index() -> tuple[dict[str, list[str]], dict[str, int]]:
+    """The stop phrases by their first character (only those starting with a character the
+    text holds are looked for: most texts hold few of them), and each phrase's place in
+    ``CHINESE_STOP_PHRASES``. Built for the first text holding CJK, not on every start."""
+    by_start: dict[str, list[str]] = {}
+    for phrase in CHINESE_STOP_PHRASES:
+        by_start.setdefault(phrase[0], []).append(phrase)
+    return by_start, {phrase: place for place, phrase in enumerate(CHINESE_STOP_PHRASES)}
+
+
 # A particle becomes a break (str.translate), then the run is split there.
 _PARTICLE_BREAKS = {ord(char): "\x00" for char in CJK_PARTICLES}
 
@@ -115,13 +120,14 @@ def query_terms(
         runs = [simplified(run) for run in runs]
         # Only the stop phrases the text holds can split one of its runs (a phrase whose
         # first character the text lacks is not tested further).
+        by_start, order = _stop_phrase_index()
         held = [
             phrase
-            for start in _PHRASE_STARTS.intersection(normal)
-            for phrase in _PHRASES_BY_START[start]
+            for start in by_start.keys() & set(normal)
+            for phrase in by_start[start]
             if phrase in normal
         ]
-        phrases = sorted(held, key=_PHRASE_ORDER.__getitem__)  # CHINESE_STOP_PHRASES order
+        phrases = sorted(held, key=order.__getitem__)  # CHINESE_STOP_PHRASES order
         for run in runs:
             pieces = _split_cjk_run(run, phrases) if drop_stop_words else [run]
             for piece in pieces:
@@ -156,7 +162,7 @@ def expand_terms(
         if prefix and latin and len(word) >= PREFIX_MIN_LENGTH and not word.isdigit():
             terms.append(Term(word, prefix=True))
         if variants and latin:
-            terms.extend(Term(form) for form in IRREGULAR_FORMS.get(word, ()))
+            terms.extend(Term(form) for form in irregular_forms(word))
             for other in spelling_variants(word):  # colour / color
                 terms.append(Term(other))
                 if prefix and len(other) >= PREFIX_MIN_LENGTH:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from zeromem_cli.errors import SecretDetectedError
 from zeromem_cli.plain import FrozenRecord
-from zeromem_cli.text.display import MAYBE_SECRET
+from zeromem_cli.text.display import maybe_secret_pattern
 
 __all__ = [
     "RULES",
@@ -425,7 +425,7 @@ def _secret_span(match: re.Match[str]) -> tuple[int, int]:
 # Every rule needs one of these: an assignment sign (password=, api_key:, scheme://user:pw@),
 # a run of 12+ token characters (every vendor token, key and JWT is longer), or a PEM header.
 # Text without any of them (most prose) skips the 17 rule scans: import checks every field.
-_MAYBE_SECRET = MAYBE_SECRET  # shared with ``display``, which skips importing this module
+_MAYBE_SECRET = maybe_secret_pattern()  # shared with ``display``, which skips importing this module
 # And every rule holds a literal of its own: a vendor prefix, "://", "earer" (Bearer), a PEM
 # header, or, for the rules that ignore case, a password / passphrase / pwd / secret / key /
 # token name. Most text that passes the check above (a colon, a long word) holds none of them

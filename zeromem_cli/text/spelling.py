@@ -49,6 +49,16 @@ _ISE_ONLY = frozenset(
 )
 
 
+# Every listed word, each after a space: every form in ``_word_pairs`` starts with the first
+# three letters of one, so a word starting otherwise (most words) is answered by one substring
+# test, without building the table.
+_LISTED = " " + " ".join([*_PAIRS, *_PAIRS.values()])
+
+
+def _may_be_listed(word: str) -> bool:
+    return f" {word[:3]}" in _LISTED
+
+
 @functools.cache
 def _word_pairs() -> dict[str, str]:
     """Every listed form, both ways (built on first use: most queries never need it)."""
@@ -72,7 +82,7 @@ def spelling_variants(word: str) -> tuple[str, ...]:
         return ()
     word = word.lower()
     found: list[str] = []
-    other = _word_pairs().get(word)
+    other = _word_pairs().get(word) if _may_be_listed(word) else None
     if other:
         found.append(other)
     for stem in _OUR_STEMS:

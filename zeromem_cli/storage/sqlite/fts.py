@@ -16,6 +16,7 @@ from typing import Any
 
 from zeromem_cli.storage.sqlite import migrations
 from zeromem_cli.storage.sqlite.db import transaction
+from zeromem_cli.storage.sqlite.schema import index_version
 from zeromem_cli.text.normalize import INDEX_VERSION, index_text
 
 Row = sqlite3.Row | dict[str, Any]
@@ -92,11 +93,6 @@ def optimize(conn: sqlite3.Connection) -> None:
     """Merge every FTS segment into one: segments that still held deleted tokens are rewritten
     and their pages freed (and zeroed, with secure_delete)."""
     conn.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
-
-
-def index_version(conn: sqlite3.Connection) -> int | None:
-    row = conn.execute("SELECT value FROM store_meta WHERE key = 'index_version'").fetchone()
-    return None if row is None else int(row[0])
 
 
 def ensure_index_version(

@@ -15,7 +15,7 @@ from typing import Any
 
 from zeromem_cli.models import Filters, Memory, Scope
 from zeromem_cli.storage.records import KeyTaken, Row, to_memory
-from zeromem_cli.storage.sqlite import db, fts
+from zeromem_cli.storage.sqlite import db
 from zeromem_cli.storage.sqlite.sql import (
     filter_clause,
     id_list,
@@ -389,6 +389,8 @@ def insert(conn: sqlite3.Connection, values: dict[str, Any]) -> int:
         values,
     )
     memory_id = int(cursor.lastrowid or 0)
+    from zeromem_cli.storage.sqlite import fts  # writes only: pack's reads never load it
+
     fts.index_row(conn, {**values, "id": memory_id})
     return memory_id
 
@@ -431,6 +433,8 @@ def replace_version(
 ) -> None:
     """Write a new version of ``row`` (history, index and row in one go); ``change`` says
     what ended the old one. A key another live memory of the scope holds: ``KeyTaken``."""
+    from zeromem_cli.storage.sqlite import fts
+
     stamp = to_iso(now)
     archive_version(conn, row, stamp, change)
     fts.unindex_row(conn, row)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from zeromem_cli.errors import SchemaError
 from zeromem_cli.storage.sqlite import db
+from zeromem_cli.storage.sqlite.schema import check_not_newer, schema_version
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -297,33 +298,7 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m010_key_first_index,
     m011_owner_importance_index,
 ]
-LATEST_VERSION = len(MIGRATIONS)
-
-
-def schema_version(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("PRAGMA user_version").fetchone()[0])
-
-
-def check_not_newer(version: int) -> None:
-    if version > LATEST_VERSION:
-        raise SchemaError(
-            f"database schema version {version} is newer than this zeromem understands "
-            f"({LATEST_VERSION}); upgrade zeromem"
-        )
-
-
-def check_current(conn: sqlite3.Connection, path: object) -> None:
-    """A read-only open: the schema and the search index must already be this version's,
-    since neither can be upgraded without writing."""
-    from zeromem_cli.storage.sqlite.fts import INDEX_VERSION, index_version
-
-    version = schema_version(conn)
-    check_not_newer(version)
-    if version < LATEST_VERSION or index_version(conn) != INDEX_VERSION:
-        raise SchemaError(
-            f"{path} is read-only and was written by an older zeromem: open it once where it "
-            "can be written, to upgrade it"
-        )
+LATEST_VERSION = len(MIGRATIONS)  # schema.LATEST_VERSION, which an open reads without this module
 
 
 # A one-time job on at least this many memories is announced (``notice``): on 1M memories an
