@@ -61,3 +61,11 @@ def test_a_word_the_table_cannot_hold_skips_building_it() -> None:
     assert spelling.spelling_variants("deploy") == ()
     assert spelling._word_pairs.cache_info().currsize == 0  # answered without the table
     assert spelling.spelling_variants("centres") == ("centers",)
+
+
+def test_a_past_tense_of_re_and_er_words_finds_the_other_spelling(db_path: Path | str) -> None:
+    assert spelling.spelling_variants("centred") == ("centered",)
+    assert spelling.spelling_variants("centered") == ("centred",)
+    with MemoryStore(db_path) as store:
+        centred = store.add("the logo is centred on the login page").id
+        assert [m.id for m in store.search("where is the logo centered")] == [centred]

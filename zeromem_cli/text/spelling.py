@@ -70,8 +70,8 @@ def _word_pairs() -> dict[str, str]:
             pairs[british + suffix] = american + suffix
             pairs[american + suffix] = british + suffix
         if british.endswith("re") and american.endswith("er"):
-            pairs[british[:-1] + "d"] = american + "ed"  # centred / centered
-            pairs[american + "ed"] = british[:-1] + "d"
+            pairs[british + "d"] = american + "ed"  # centred / centered
+            pairs[american + "ed"] = british + "d"
     return pairs
 
 
