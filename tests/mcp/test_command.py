@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Run
+from tests.mcp.messages import INITIALIZED, initialize
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -50,17 +51,8 @@ def test_stdio_serves_a_plain_install(tmp_path: Path) -> None:
     """Over stdio the server is zeromem's own code: with the SDK unimportable, a client
     still initialises, lists the tools, saves a memory and finds it again."""
     messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "plain", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        initialize("plain"),
+        INITIALIZED,
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
         {
             "jsonrpc": "2.0",

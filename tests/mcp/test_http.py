@@ -25,17 +25,9 @@ from mcp import ClientSession  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from tests.mcp.helpers import text_of  # noqa: E402
+from tests.mcp.messages import initialize  # noqa: E402
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw-http-test", "version": "0"},
-    },
-}
+INITIALIZE = initialize("raw-http-test")
 
 
 def _free_port() -> int:

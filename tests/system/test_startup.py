@@ -21,6 +21,7 @@ import platformdirs
 import pytest
 from typer.testing import CliRunner
 
+from tests.mcp.messages import initialize
 from zeromem_cli import MemoryStore, paths
 from zeromem_cli.cli import COMMAND_MODULES, app
 
@@ -232,18 +233,7 @@ _MCP_STDIO_NEVER = {
 
 def test_mcp_over_stdio_loads_neither_the_sdk_nor_pydantic_nor_anyio(tmp_path: Path) -> None:
     env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
-    request = json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "probe", "version": "0"},
-            },
-        }
-    )
+    request = json.dumps(initialize("probe"))
     result = subprocess.run(
         [sys.executable, "-c", _PROBE, "mcp", "--db", str(tmp_path / "m.db")],
         env=env,
