@@ -22,7 +22,7 @@ reads the snippet. Three counters share one tiny interface (``count(text) -> int
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, NamedTuple, Protocol
 
 from zeromem_cli.errors import InvalidInputError, ZeromemError
@@ -83,9 +83,12 @@ def _word_buckets() -> tuple[tuple[dict[bytes, bytes], ...], tuple[dict[bytes, b
     return (WORDS[True, 1], WORDS[True, 2]), (WORDS[False, 1],)
 
 
+@lru_cache(maxsize=1 << 16)
 def _known(part: bytes, spaced: bool) -> int | None:
     """What a known word costs (hundredths of a token), found in its bucket of
-    ``token_tables`` (the words by their first two letters); None when unknown."""
+    ``token_tables`` (the words by their first two letters); None when unknown. Remembered:
+    a long-lived process (the MCP server) counts the same words again and again, and a
+    dict hit is cheaper than a bucket search."""
     needle = b" " + part + b" "
     for cost, buckets in enumerate(_word_buckets()[0 if spaced else 1], start=1):
         bucket = buckets.get(part[:2])
