@@ -386,6 +386,14 @@ def test_xdg_dirs_match_platformdirs(env: dict[str, str], monkeypatch: pytest.Mo
     assert paths.data_dir() == Path(platformdirs.user_data_dir("zeromem", appauthor=False))
 
 
+def _run_code(code: str, db: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``code`` in a fresh interpreter, its first argument the database ``db``."""
+    env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
+    return subprocess.run(
+        [sys.executable, "-c", code, str(db)], env=env, capture_output=True, text=True
+    )
+
+
 def test_main_can_run_twice_in_one_process(hot_db: Path, tmp_path: Path) -> None:
     code = (
         "import sys\n"
@@ -396,10 +404,7 @@ def test_main_can_run_twice_in_one_process(hot_db: Path, tmp_path: Path) -> None
         "    try:\n        main()\n    except SystemExit as exc:\n"
         "        assert exc.code == 0, (args, exc.code)\n"
     )
-    env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
-    result = subprocess.run(
-        [sys.executable, "-c", code, str(hot_db)], env=env, capture_output=True, text=True
-    )
+    result = _run_code(code, hot_db, tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("weekly report goes out") == 3  # both searches, and list
     assert "周报每周五发送" in result.stdout
@@ -417,10 +422,7 @@ def test_entry_point_runs_the_command_and_leaves_the_collector_on(
         "try:\n    main()\nexcept SystemExit as exc:\n"
         "    print('exit', exc.code, gc.isenabled(), file=sys.stderr)\n"
     )
-    env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
-    result = subprocess.run(
-        [sys.executable, "-c", code, str(hot_db)], env=env, capture_output=True, text=True
-    )
+    result = _run_code(code, hot_db, tmp_path)
     assert "exit 0 True" in result.stderr
     assert "weekly report goes out" in result.stdout
 
@@ -460,10 +462,7 @@ def test_console_keeps_the_normal_exit_when_something_waits_for_it(
         "sys.argv = ['zeromem', 'search', 'weekly', '--db', sys.argv[1]]\n"
         "console()\n"
     )
-    env = {**os.environ, "ZEROMEM_HOME": str(tmp_path / "home")}
-    result = subprocess.run(
-        [sys.executable, "-c", code, str(hot_db)], env=env, capture_output=True, text=True
-    )
+    result = _run_code(code, hot_db, tmp_path)
     assert result.returncode == 0
     assert "weekly report goes out" in result.stdout
     assert "handler ran" in result.stderr

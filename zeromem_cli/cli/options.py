@@ -251,9 +251,6 @@ class StoreOptions(FrozenRecord):
         )
 
 
-# The names of the parameters ``@store_options`` appends (``_store_parameters``), in order.
-_STORE_NAMES = ("db", "user", "agent", "session", "project", "isolate", "key_file")
-
 Command = TypeVar("Command", bound=Callable[..., Any])
 
 
@@ -282,7 +279,7 @@ class _StoreCommand:
         self.__module__ = command.__module__
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        where = StoreOptions(*(kwargs.pop(name) for name in _STORE_NAMES))
+        where = StoreOptions(*(kwargs.pop(p.name) for p in _store_parameters()))
         return self.command(*args, where=where, **kwargs)
 
     @functools.cached_property
