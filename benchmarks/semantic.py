@@ -72,6 +72,14 @@ PACK_VARIANTS: dict[str, dict[str, Any]] = {
     "share 0.7, hits 5": {"semantic_pack_share": 0.7, "semantic_pack_hits": 5},
     "share 1.0, hits 5": {"semantic_pack_share": 1.0, "semantic_pack_hits": 5},
     "share 1.0, hits 7": {"semantic_pack_share": 1.0, "semantic_pack_hits": 7},
+    "room 0.1": {"semantic_pack_room": 0.1},
+    "room 0.15": {"semantic_pack_room": 0.15},
+    "room 0.2": {"semantic_pack_room": 0.2},
+    "room 0.25": {"semantic_pack_room": 0.25},
+    "room 0.3": {"semantic_pack_room": 0.3},
+    "room 0.35": {"semantic_pack_room": 0.35},
+    "room 0.5": {"semantic_pack_room": 0.5},
+    "room none": {"semantic_pack_room": 100.0},
 }
 AGENT_PACK_BUDGET = 300  # the prompt hook's default budget
 DEPTH = 10
@@ -447,13 +455,14 @@ def print_locomo(asked: Sequence[Asked], merge: Tuning = DEFAULT_TUNING) -> None
 # -- LongMemEval ---------------------------------------------------------------------------------
 
 
-def longmemeval(per_half: int) -> dict[str, list[dict[str, float]]]:
+def longmemeval(per_half: int, variants: bool = False) -> dict[str, list[dict[str, float]]]:
     """The first ``per_half`` haystacks of each half (~500 turns each), as
     ``benchmarks.longmemeval`` builds them; turn R@10 and pack@1000 with semantic off and on.
     {half: [metrics of one question]}. Vectors come from the on-disk cache
     (``benchmarks.embedding_cache``: a second run embeds nothing); the halves are taken in
     turn, and each question's row is printed to stderr as it is done, so a run cut short
-    still has both halves."""
+    still has both halves. ``variants``: the TUNING half alone, with pack@1000 under each of
+    ``PACK_VARIANTS`` too."""
     from benchmarks.datasets import load_longmemeval, longmemeval_held_out
     from benchmarks.embedding_cache import DiskCached
 
@@ -464,7 +473,7 @@ def longmemeval(per_half: int) -> dict[str, list[dict[str, float]]]:
     chosen: dict[str, list[Any]] = {"tuning": [], "held_out": []}
     for stack in haystacks:
         half = "held_out" if longmemeval_held_out(stack.question_id) else "tuning"
-        if len(chosen[half]) < per_half:
+        if len(chosen[half]) < per_half and not (variants and half == "held_out"):
             chosen[half].append(stack)
     turns = [
         (half, number, stack)
@@ -506,6 +515,13 @@ def longmemeval(per_half: int) -> dict[str, list[dict[str, float]]]:
                     packed = store.pack(stack.question, budget=1000, touch=False, semantic=on)
                     got = {m.id for m in packed.memories}
                     row[f"pack@1000 {mode}"] = len(answers & got) / len(answers)
+                for name, change in PACK_VARIANTS.items() if variants else ():
+                    ranking = DEFAULT_TUNING._replace(**change)
+                    packed = store.pack(
+                        stack.question, budget=1000, touch=False, semantic=True, ranking=ranking
+                    )
+                    got = {m.id for m in packed.memories}
+                    row[f"variant {name}"] = len(answers & got) / len(answers)
             out[half].append(row)
             print(
                 f"  LongMemEval {half} {number + 1}/{len(chosen[half])}: embedded in "
@@ -519,9 +535,16 @@ def longmemeval(per_half: int) -> dict[str, list[dict[str, float]]]:
 
 
 def print_longmemeval(results: dict[str, list[dict[str, float]]]) -> None:
+    tuning = results.get("tuning", [])
+    if tuning and any(name.startswith("variant ") for name in tuning[0]):
+        print(f"\nLongMemEval_S, pack@1000, TUNING only ({len(tuning)} questions)")
+        print(f"{'variant':<36} {'pack@1000':>9}")
+        for name in PACK_VARIANTS:
+            print(f"{name:<36} {_mean([r['variant ' + name] for r in tuning]):>9.3f}")
+        print(f"{'semantic off':<36} {_mean([r['pack@1000 off'] for r in tuning]):>9.3f}")
     print("\nLongMemEval_S, first questions of each half (floor: no lower than lexical-only)")
     print(f"{'half':<9} {'n':>4} {'R@10 off':>9} {'on':>6} {'pack@1000 off':>14} {'on':>6}")
-    for half, rows in results.items():
+    for half, rows in [(h, r) for h, r in results.items() if r]:
         cells = [
             _mean([r[name] for r in rows])
             for name in ("R@10 off", "R@10 on", "pack@1000 off", "pack@1000 on")
@@ -896,7 +919,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         if args.longmemeval:  # LongMemEval alone
-            print_longmemeval(longmemeval(args.longmemeval))
+            print_longmemeval(longmemeval(args.longmemeval, args.pack_variants))
             return 0
         if args.costs and not (args.ablation or args.locomo):  # the costs alone
             costs(2000 if args.quick else args.tier, workdir, args.runs, args.zeromem)

@@ -517,6 +517,7 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     semantic_pack_hits,
     semantic_pack_share,
     semantic_pack_lift,
+    semantic_pack_room,
 ):
     _set(self, "pool", pool)
     _set(self, "prefix", prefix)
@@ -555,6 +556,7 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     _set(self, "semantic_pack_hits", semantic_pack_hits)
     _set(self, "semantic_pack_share", semantic_pack_share)
     _set(self, "semantic_pack_lift", semantic_pack_lift)
+    _set(self, "semantic_pack_room", semantic_pack_room)
 
 
 INITS["ranking.tuning.Tuning"] = _init_Tuning

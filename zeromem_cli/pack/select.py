@@ -399,12 +399,14 @@ def _search(
     as_of: datetime | None = None,
     ranking: Tuning = DEFAULT_TUNING,
     vector: Any = None,
-) -> list[Memory]:
+) -> tuple[list[Memory], dict[int, float | None]]:
     """The best ``limit`` hits of ``query`` over every scope, by score (one BM25 index: the
     scores of different scopes compare), as ``MemoryStore.search`` finds them; with the
     question's ``vector`` (the vector and its store's cache of vectors), the nearest
-    memories merged in as search merges them."""
+    memories merged in as search merges them. Also those placed by meaning: {id: the score
+    its words alone give it, None for a memory sharing none of them}."""
     limit = validation.check_limit(limit)
+    by_meaning: dict[int, float | None] = {}
 
     def found(scope: Scope) -> list[tuple[Any, float]]:
         hits = run_search(
@@ -421,7 +423,7 @@ def _search(
             return hits
         from zeromem_cli.semantic.recall import joined
 
-        return joined(
+        merged = joined(
             backend,
             scope,
             now,
@@ -434,13 +436,41 @@ def _search(
             ranking,
             pack=True,
         )
+        words = {row["id"]: score for row, score in hits}
+        for row, score in merged:
+            if row["id"] not in words or score > words[row["id"]]:
+                by_meaning[row["id"]] = words.get(row["id"])
+        return merged
 
     per_scope = [[to_memory(row, score=score) for row, score in found(s)] for s in scopes]
     if len(per_scope) == 1:
-        return per_scope[0]
+        return per_scope[0], by_meaning
     hits = [hit for found in per_scope for hit in found]
     hits.sort(key=lambda hit: (-(hit.score or 0.0), -hit.id))
-    return hits[:limit]
+    return hits[:limit], by_meaning
+
+
+def _long_guesses_by_words(
+    hits: Sequence[Memory],
+    by_meaning: dict[int, float | None],
+    room: float,
+    formatter: Formatter,
+    counter: Tokenizer,
+) -> list[Memory]:
+    """``hits`` with each one placed by meaning that would fill more than ``room`` tokens
+    placed by its words alone instead (left out when it shares none): nearness in meaning
+    is a guess, and a long guess ranked first takes the room of the memories holding the
+    question's words (``Tuning.semantic_pack_room``; ``python -m benchmarks.semantic
+    --longmemeval 20 --pack-variants``)."""
+    kept: list[Memory] = []
+    for hit in hits:
+        if hit.id in by_meaning and counter.count(formatter.unit(hit)) - counter.overhead > room:
+            words = by_meaning[hit.id]
+            if words is None:
+                continue
+            hit.score = words
+        kept.append(hit)
+    return kept
 
 
 def _pinned(
@@ -554,7 +584,11 @@ def pack(
     scopes = _read_scopes(scope) if inherit else [scope]
     if query is not None and query.strip():
         parsed = parse_query(require_utf8(query, "query"))
-        hits = _search(backend, scopes, now, parsed, pool, filters, as_of, tuning, query_vector)
+        hits, by_meaning = _search(
+            backend, scopes, now, parsed, pool, filters, as_of, tuning, query_vector
+        )
+        room = tuning.semantic_pack_room * budget
+        hits = _long_guesses_by_words(hits, by_meaning, room, formatter, counter)
         _add_relevance(hits, 1.0, relevance, memories)
         # A session is a conversation (``ranking.context``): a hit written in one lends to
         # the memories written around it in that session (its origin), whichever session

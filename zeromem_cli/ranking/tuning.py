@@ -80,6 +80,7 @@ class Tuning(FrozenRecord):
     semantic_pack_hits: int = _DEFAULTS["semantic_pack_hits"]
     semantic_pack_share: float = _DEFAULTS["semantic_pack_share"]
     semantic_pack_lift: bool = _DEFAULTS["semantic_pack_lift"]
+    semantic_pack_room: float = _DEFAULTS["semantic_pack_room"]
 
 
 def overridden(base: Tuning, values: dict[str, Any]) -> Tuning:

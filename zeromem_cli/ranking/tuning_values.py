@@ -42,4 +42,5 @@ VALUES: dict[str, Any] = {
     "semantic_pack_hits": 3,
     "semantic_pack_share": 1.0,
     "semantic_pack_lift": True,
+    "semantic_pack_room": 0.3,
 }
