@@ -474,14 +474,18 @@ def test_a_small_pack_keeps_a_memory_sharing_words_whatever_the_dense_hits(
         assert db.search(question, 3)[0].score > 0
 
 
-def test_a_long_memory_near_in_meaning_leaves_room_for_one_sharing_words(tmp_path: Path) -> None:
-    # A memory found by meaning alone is a guess: one long enough to fill most of a small
-    # budget would take the room of the memory holding the question's words
-    # (``semantic_pack_room``), so it is weighed by its words (here: none) instead.
+@pytest.mark.parametrize("who", ["son", "teenager"])
+def test_a_long_memory_near_in_meaning_leaves_room_for_one_sharing_words(
+    tmp_path: Path, who: str
+) -> None:
+    # A memory placed by meaning is a guess: a dense hit (sharing no word: "son"), or a weak
+    # lexical hit the nearness lifted ("teenager" is one of the question's words). One long
+    # enough to fill most of a small budget would take the room of the memory holding more of
+    # the question's words (``semantic_pack_room``), so it is weighed by its words instead.
     memory = "Rowing club practice is on Sunday mornings at the old boathouse."
     question = "which weekday does my teenager go rowing?"
     guess = (
-        "Our son trains with the school crew every weekend: he takes the early bus to the "
+        f"Our {who} trains with the school crew every weekend: he takes the early bus to the "
         "river, warms up on the ergometer, spends two hours on the water with his coach and "
         "the eight, then stretches and eats with his teammates before coming home in the "
         "afternoon. The coach wants the boys to keep a training diary, sleep well on Friday "
@@ -492,14 +496,19 @@ def test_a_long_memory_near_in_meaning_leaves_room_for_one_sharing_words(tmp_pat
         db.add(memory)
         db.add(guess)
         db.add("The plumber comes on Thursday to fix the kitchen tap.")
-        assert db.search(question, 3)[0].content == guess  # search shows the guess first
         packed = db.pack(question, budget=140, touch=False)
         assert memory in [m.content for m in packed.memories]
         assert guess not in [m.content for m in packed.memories]
+        weighed = {c.memory.content: c.relevance for c in packed.candidates}
+        if who == "son":  # no word of the question: not a candidate at all
+            assert guess not in weighed
+        else:  # a candidate by its one word, below the memory holding more of them
+            assert 0 < weighed[guess] < weighed[memory]
         # Without the room, the guess heads the pack and leaves no room for the memory.
         unbounded = DEFAULT_TUNING._replace(semantic_pack_room=100.0)
         packed = db.pack(question, budget=140, touch=False, ranking=unbounded)
-        assert [m.content for m in packed.memories] == [guess]
+        assert [m.content for m in packed.memories][0] == guess
+        assert memory not in [m.content for m in packed.memories]
         # A budget where the guess is a small share holds both.
         packed = db.pack(question, budget=1000, touch=False)
         assert {memory, guess} <= {m.content for m in packed.memories}
