@@ -14,6 +14,7 @@ T = DEFAULT_TUNING._replace(
     semantic_sure=0.5,
     semantic_tail=1,
     semantic_spread=1.0,
+    semantic_pack_hits=3,
     semantic_pack_share=0.5,
     semantic_pack_lift=True,
 )
@@ -51,7 +52,7 @@ def test_pack_keeps_every_lexical_score_and_caps_dense_hits_below_sure_ones() ->
     # 2 holds half the question (sure), 3 and 4 less: a dense hit may pass those, never 2.
     held = held_by({1: 1.0, 2: 0.5, 3: 0.34, 4: 0.34})
     dense = [(row(7), 0.9), (row(8), 0.45), (row(9), 0.85)]
-    out = dict((r["id"], s) for r, s in semantic_pack_merge(lexical, dense, 200, held, T, 3))
+    out = dict((r["id"], s) for r, s in semantic_pack_merge(lexical, dense, 200, held, T))
     assert {n: out[n] for n in (1, 2, 3, 4)} == {1: 10.0, 2: 3.0, 3: 2.0, 4: 1.0}
     assert 8 not in out  # under the floor
     assert out[2] > out[7] > out[3]  # share 0.5 of 10 = 5, capped just below 3.0
@@ -62,17 +63,15 @@ def test_pack_counts_at_most_its_dense_hits_and_lifts_a_weak_lexical_one() -> No
     lexical = [(row(1), 10.0), (row(2), 1.0)]
     held = held_by({1: 1.0, 2: 0.34})
     dense = [(row(2), 0.9), (row(5), 0.88), (row(6), 0.87), (row(7), 0.86)]
-    out = dict((r["id"], s) for r, s in semantic_pack_merge(lexical, dense, 200, held, T, 3))
+    out = dict((r["id"], s) for r, s in semantic_pack_merge(lexical, dense, 200, held, T))
     assert set(out) == {1, 2, 5, 6}  # the three nearest, one of them already a lexical hit
     assert out[2] == 5.0  # the more of its lexical score and the share a dense hit joins with
-    unlifted = semantic_pack_merge(
-        lexical, dense, 200, held, T._replace(semantic_pack_lift=False), 3
-    )
+    unlifted = semantic_pack_merge(lexical, dense, 200, held, T._replace(semantic_pack_lift=False))
     assert dict((r["id"], s) for r, s in unlifted)[2] == 1.0
 
 
 def test_pack_without_dense_hits_is_the_lexical_list() -> None:
     lexical = [(row(1), 10.0), (row(2), 1.0)]
-    assert semantic_pack_merge(lexical, [], 200, held_by({}), T, 3) == lexical
+    assert semantic_pack_merge(lexical, [], 200, held_by({}), T) == lexical
     floor = T._replace(semantic_floor=0.95)
-    assert semantic_pack_merge(lexical, [(row(3), 0.9)], 200, held_by({}), floor, 3) == lexical
+    assert semantic_pack_merge(lexical, [(row(3), 0.9)], 200, held_by({}), floor) == lexical

@@ -399,13 +399,12 @@ def _search(
     as_of: datetime | None = None,
     ranking: Tuning = DEFAULT_TUNING,
     vector: Any = None,
-    budget: int = 1000,
 ) -> tuple[list[Memory], dict[int, float | None]]:
     """The best ``limit`` hits of ``query`` over every scope, by score (one BM25 index: the
     scores of different scopes compare), as ``MemoryStore.search`` finds them; with the
     question's ``vector`` (the vector and its store's cache of vectors), the nearest
-    memories merged in as pack merges them for ``budget``. Also those placed by meaning:
-    {id: the score its words alone give it, None for a memory sharing none of them}."""
+    memories merged in as search merges them. Also those placed by meaning: {id: the score
+    its words alone give it, None for a memory sharing none of them}."""
     limit = validation.check_limit(limit)
     by_meaning: dict[int, float | None] = {}
 
@@ -435,7 +434,7 @@ def _search(
             vector[0],
             vector[1],
             ranking,
-            pack_budget=budget,
+            pack=True,
         )
         words = {row["id"]: score for row, score in hits}
         for row, score in merged:
@@ -586,7 +585,7 @@ def pack(
     if query is not None and query.strip():
         parsed = parse_query(require_utf8(query, "query"))
         hits, by_meaning = _search(
-            backend, scopes, now, parsed, pool, filters, as_of, tuning, query_vector, budget
+            backend, scopes, now, parsed, pool, filters, as_of, tuning, query_vector
         )
         room = tuning.semantic_pack_room * budget
         hits = _long_guesses_by_words(hits, by_meaning, room, formatter, counter)

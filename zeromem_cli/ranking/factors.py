@@ -179,13 +179,12 @@ def semantic_pack_merge(
     limit: int,
     held: Callable[[Any], float],
     tuning: Tuning,
-    hits: int,
 ) -> list[tuple[Any, float]]:
     """Pack's merge: a budget, filled by score, not a page read in order.
 
     Every lexical hit keeps its own score (what pack reads as relevance and lends to its
     neighbours), so the memories that share the question's words weigh what they weigh with
-    semantic off. At most ``hits`` (``semantic_pack_hits``) dense hits not among them, at or above
+    semantic off. At most ``semantic_pack_hits`` dense hits not among them, at or above
     ``semantic_floor``, join with ``semantic_pack_share`` of the best lexical score times
     their similarity relative to the best dense hit, and never above a lexical hit holding
     ``semantic_sure`` of the question: those are packed first, as search shows them first.
@@ -194,7 +193,9 @@ def semantic_pack_merge(
     memories sharing the question's words; ``python -m benchmarks.semantic --pack-variants``.)
     """
     shown = {row["id"]: score for row, score in lexical[:limit]}
-    near = [(row, sim) for row, sim in dense if sim >= tuning.semantic_floor][: max(hits, 0)]
+    near = [(row, sim) for row, sim in dense if sim >= tuning.semantic_floor][
+        : max(tuning.semantic_pack_hits, 0)
+    ]
     fresh = near if tuning.semantic_pack_lift else [p for p in near if p[0]["id"] not in shown]
     if not fresh:
         return list(lexical[:limit])
@@ -218,13 +219,6 @@ def semantic_pack_merge(
     ]
     merged = sorted([*merged, *joining.values()], key=lambda pair: -pair[1])
     return merged
-
-
-def semantic_pack_hits(budget: int, tuning: Tuning) -> int:
-    """How many nearest memories a pack of ``budget`` tokens considers: one per
-    ``semantic_pack_hit_tokens`` of it, at least one. A larger budget holds more memories, so
-    more guesses join it in the same share of the room."""
-    return max(1, budget // max(1, tuning.semantic_pack_hit_tokens))
 
 
 # -- pack ----------------------------------------------------------------------------------------

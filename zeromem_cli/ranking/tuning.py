@@ -77,7 +77,7 @@ class Tuning(FrozenRecord):
     semantic_tail: int = _DEFAULTS["semantic_tail"]
     semantic_floor: float = _DEFAULTS["semantic_floor"]
     semantic_spread: float = _DEFAULTS["semantic_spread"]
-    semantic_pack_hit_tokens: int = _DEFAULTS["semantic_pack_hit_tokens"]
+    semantic_pack_hits: int = _DEFAULTS["semantic_pack_hits"]
     semantic_pack_share: float = _DEFAULTS["semantic_pack_share"]
     semantic_pack_lift: bool = _DEFAULTS["semantic_pack_lift"]
     semantic_pack_room: float = _DEFAULTS["semantic_pack_room"]

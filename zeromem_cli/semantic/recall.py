@@ -15,12 +15,7 @@ from typing import Any
 import numpy as np
 
 from zeromem_cli.models import Filters, Scope
-from zeromem_cli.ranking.factors import (
-    semantic_merge,
-    semantic_pack_hits,
-    semantic_pack_merge,
-    semantic_settled,
-)
+from zeromem_cli.ranking.factors import semantic_merge, semantic_pack_merge, semantic_settled
 from zeromem_cli.ranking.tuning import DEFAULT_TUNING, Tuning
 from zeromem_cli.semantic import blocks
 from zeromem_cli.semantic.need import holding
@@ -117,12 +112,11 @@ def joined(
     query: np.ndarray | Pending,
     cache: Cache | None = None,
     tuning: Tuning = DEFAULT_TUNING,
-    pack_budget: int | None = None,
+    pack: bool = False,
 ) -> list[tuple[Any, float]]:
     """The lexical hits of a search with the nearest memories merged in: as a page
     (``ranking.factors.semantic_merge``) or, for ``pack``, scored for a budget
-    (``semantic_pack_merge``: ``semantic_pack_hits`` for the pack's ``pack_budget`` at most,
-    on the lexical scale).
+    (``semantic_pack_merge``: at most ``semantic_pack_hits`` of them, on the lexical scale).
     ``words``: the question's content words (how much of it a lexical hit holds);
     ``query``: the question's vector, or its ``Pending`` (waited for only when the dense hits
     could change the result)."""
@@ -132,14 +126,14 @@ def joined(
         return list(lexical[:limit])  # a score threshold is a lexical one: no similarity passes
     # A page full of hits sure of the question is what the page merge would give; pack's
     # merge adds its few dense hits to the pool whatever the page, so it always waits.
-    if pack_budget is None and semantic_settled(lexical, limit, holding(words), tuning):
+    if not pack and semantic_settled(lexical, limit, holding(words), tuning):
         return list(lexical[:limit])  # no need to wait for ``query``
     vector = query.result() if isinstance(query, Pending) else query
     if vector is None:  # the model did not load (told once): words alone
         return list(lexical[:limit])
-    if pack_budget is not None:
-        want = min(limit, semantic_pack_hits(pack_budget, tuning))
+    if pack:
+        want = min(limit, max(tuning.semantic_pack_hits, 0))
         dense = nearest(backend, scope, now, filters, vector, want, cache)
-        return semantic_pack_merge(lexical, dense, limit, holding(words), tuning, want)
+        return semantic_pack_merge(lexical, dense, limit, holding(words), tuning)
     dense = nearest(backend, scope, now, filters, vector, limit, cache)
     return semantic_merge(lexical, dense, limit, holding(words), tuning)
