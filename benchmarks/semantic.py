@@ -100,6 +100,7 @@ class Asked:
         dense: list[tuple[Any, float]],
         words: list[str],
         key: Callable[[Any], Any],
+        near: dict[int, float] | None = None,
     ) -> None:
         self.group = group  # (split, language, shares a word)
         self.gold = gold
@@ -107,6 +108,7 @@ class Asked:
         self.dense = dense
         self.words = words
         self.key = key
+        self.near = near or {}  # {memory id: similarity} of the lexical candidates
         self.packed: dict[bool, float] = {}  # pack@1000 recall, semantic off / on
         self.variants: dict[str, float] = {}  # pack recall, semantic on, per PACK_VARIANTS
 
@@ -124,7 +126,15 @@ class Asked:
 
             tuning = merge or DEFAULT_TUNING
             order = [
-                row for row, _ in semantic_merge(self.lexical[:k], self.dense[:k], k, held, tuning)
+                row
+                for row, _ in semantic_merge(
+                    self.lexical[:k],
+                    self.dense[:k],
+                    k,
+                    held,
+                    tuning,
+                    lambda row: self.near.get(row["id"]),
+                )
             ]
         found = {self.key(row) for row in order}
         return len(self.gold & found) / len(self.gold)
@@ -132,8 +142,9 @@ class Asked:
 
 def _candidates(
     store: MemoryStore, question: str, asked_at: Any
-) -> tuple[list[tuple[Any, float]], list[tuple[Any, float]], list[str]]:
-    """(lexical pairs, dense pairs, content words) as ``MemoryStore.search`` computes them."""
+) -> tuple[list[tuple[Any, float]], list[tuple[Any, float]], list[str], dict[int, float]]:
+    """(lexical pairs, dense pairs, content words, {lexical id: similarity}) as
+    ``MemoryStore.search`` computes them."""
     from zeromem_cli.search import run_search
 
     parsed = parse_query(question)
@@ -144,13 +155,17 @@ def _candidates(
         lexical = run_search(
             backend, store.scope, now, parsed, limit=POOL, filters=Filters(), as_of=asked_at
         )
+        near.update(dict.fromkeys([row["id"] for row, _ in lexical], -1.0))
         dense = (
-            [] if vector is None else nearest(backend, store.scope, now, Filters(), vector, POOL)
+            []
+            if vector is None
+            else nearest(backend, store.scope, now, Filters(), vector, POOL, None, near)
         )
         return lexical, dense
 
+    near: dict[int, float] = {}
     lexical, dense = store.backend.read(run)
-    return lexical, dense, list(parsed.content)
+    return lexical, dense, list(parsed.content), near
 
 
 def agent_memory(
@@ -165,7 +180,7 @@ def agent_memory(
             path, session=QUESTION_SESSION, settings=StoreSettings(semantic="on")
         ) as db:
             for question in store.questions:
-                lexical, dense, words = _candidates(db, question.question, when)
+                lexical, dense, words, near = _candidates(db, question.question, when)
                 item = Asked(
                     (store.split, question.language, question.shares_word),
                     set(question.gold),
@@ -173,6 +188,7 @@ def agent_memory(
                     dense,
                     words,
                     lambda row, ids=ids: ids[row["id"]],
+                    near,
                 )
                 if packs:  # pack@300 (the prompt hook's budget), semantic off and on
                     for on in (False, True):
@@ -305,6 +321,14 @@ ABLATION = {
     "spread 0.03": _T._replace(semantic_spread=0.03),
     "spread 0.10": _T._replace(semantic_spread=0.10),
     "spread 1 (no spread)": _T._replace(semantic_spread=1.0),
+    "push margin off (always push)": _T._replace(semantic_push_margin=-1.0),
+    "push margin 0": _T._replace(semantic_push_margin=0.0),
+    "push margin 0.015": _T._replace(semantic_push_margin=0.015),
+    "push margin 0.02": _T._replace(semantic_push_margin=0.02),
+    "push margin 0.03": _T._replace(semantic_push_margin=0.03),
+    "push margin 0.04": _T._replace(semantic_push_margin=0.04),
+    "push margin 0.06": _T._replace(semantic_push_margin=0.06),
+    "push margin 0.1": _T._replace(semantic_push_margin=0.1),
 }
 
 
@@ -404,7 +428,7 @@ def locomo(
                 if not question.evidence or question.category == 5:
                     continue
                 half = "held_out" if locomo_held_out(conv.sample_id) else "tuning"
-                lexical, dense, words = _candidates(store, question.question, None)
+                lexical, dense, words, near = _candidates(store, question.question, None)
                 item = Asked(
                     (half, "en", True),
                     set(question.evidence),
@@ -412,6 +436,7 @@ def locomo(
                     dense,
                     words,
                     lambda row: _dia(row),
+                    near,
                 )
                 for on in (False, True):
                     result = store.pack(question.question, budget=1000, touch=False, semantic=on)

@@ -514,6 +514,7 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     semantic_tail,
     semantic_floor,
     semantic_spread,
+    semantic_push_margin,
     semantic_pack_hits,
     semantic_pack_share,
     semantic_pack_lift,
@@ -553,6 +554,7 @@ def _init_Tuning(  # type: ignore[no-untyped-def]
     _set(self, "semantic_tail", semantic_tail)
     _set(self, "semantic_floor", semantic_floor)
     _set(self, "semantic_spread", semantic_spread)
+    _set(self, "semantic_push_margin", semantic_push_margin)
     _set(self, "semantic_pack_hits", semantic_pack_hits)
     _set(self, "semantic_pack_share", semantic_pack_share)
     _set(self, "semantic_pack_lift", semantic_pack_lift)

@@ -47,6 +47,36 @@ def test_with_no_lexical_hit_dense_hits_score_their_similarity() -> None:
     assert [(r["id"], s) for r, s in out] == [(7, 0.9), (8, 0.8)]
 
 
+def test_a_dense_hit_pushes_the_last_of_a_full_page_off_only_when_clearly_nearer() -> None:
+    # A page full of weak lexical hits (a question sharing words with much of a long
+    # history): the dense hit would push the 10th off. It does when it is nearer the question
+    # than that hit by more than the margin, or when that hit's similarity is unknown.
+    lexical = [(row(n), 20.0 - n) for n in range(1, 11)]
+    held = held_by({n: 0.34 for n in range(1, 11)})
+    dense = [(row(42), 0.86)]
+    margin = T._replace(semantic_push_margin=0.03)
+
+    def page(last: float | None, tuning: Any = margin) -> list[int]:
+        near = (lambda r: last if r["id"] == 10 else None) if last is not None else None
+        merged = (
+            semantic_merge(lexical, dense, 10, held, tuning, near)
+            if near
+            else semantic_merge(lexical, dense, 10, held, tuning)
+        )
+        return [r["id"] for r, _ in merged]
+
+    assert page(0.84) == list(range(1, 11))  # 0.02 nearer: the 10th stays
+    assert page(0.80) == [42, *range(1, 10)]  # 0.06 nearer: the dense hit takes its place
+    assert page(None) == [42, *range(1, 10)]  # the 10th has no vector: as before
+    always = T._replace(semantic_push_margin=-1.0)
+    assert page(0.84, always) == [42, *range(1, 10)]
+    # A page with room pushes nothing off: the margin does not apply.
+    assert [r["id"] for r, _ in semantic_merge(lexical[:9], dense, 10, held, margin)] == [
+        42,
+        *range(1, 10),
+    ]
+
+
 def test_pack_keeps_every_lexical_score_and_caps_dense_hits_below_sure_ones() -> None:
     lexical = [(row(1), 10.0), (row(2), 3.0), (row(3), 2.0), (row(4), 1.0)]
     # 2 holds half the question (sure), 3 and 4 less: a dense hit may pass those, never 2.

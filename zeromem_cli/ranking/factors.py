@@ -114,6 +114,7 @@ def semantic_merge(
     limit: int,
     held: Callable[[Any], float],
     tuning: Tuning,
+    near: Callable[[Any], float | None] = lambda row: None,
 ) -> list[tuple[Any, float]]:
     """Semantic candidates (``zeromem[semantic]``) joining the lexical ranking: ``lexical``
     (row, score) in zeromem's order, ``dense`` (row, cosine similarity) best first, ``held(row)``
@@ -124,7 +125,11 @@ def semantic_merge(
     ``semantic_spread`` of the best one go in before the first lexical hit holding less than
     ``semantic_sure`` of the question, and dense hits fill the slots left after the lexical
     ones. No dense hit under ``semantic_floor`` is shown. A dense hit's score is
-    put just below the hit before it, so scores stay in order."""
+    put just below the hit before it, so scores stay in order. On a page full of lexical hits,
+    a dense hit pushes the last one off only when nearer the question than it (``near(row)``,
+    its similarity; None when unknown) by ``semantic_push_margin``: both kinds of evidence
+    then favour the dense hit (a question sharing words with many memories of a long history
+    has a full page of weak hits, and the one pushed off can be the memory asked for)."""
     if not dense:
         return list(lexical[:limit])
     shown = {row["id"] for row, _ in lexical}
@@ -133,6 +138,10 @@ def semantic_merge(
         (row, sim) for row, sim in dense if row["id"] not in shown and sim >= tuning.semantic_floor
     ]
     close = [p for p in fresh if p[1] >= best - tuning.semantic_spread][: tuning.semantic_tail]
+    if close and len(lexical) >= limit and tuning.semantic_push_margin >= 0:
+        last = near(lexical[limit - 1][0])
+        if last is not None:
+            close = [p for p in close if p[1] > last + tuning.semantic_push_margin]
     taken = {row["id"] for row, _ in close}
     # zeromem's order is never changed: the close dense hits go in just before the first
     # lexical hit holding less than ``semantic_sure`` of the question.

@@ -77,6 +77,7 @@ class Tuning(FrozenRecord):
     semantic_tail: int = _DEFAULTS["semantic_tail"]
     semantic_floor: float = _DEFAULTS["semantic_floor"]
     semantic_spread: float = _DEFAULTS["semantic_spread"]
+    semantic_push_margin: float = _DEFAULTS["semantic_push_margin"]
     semantic_pack_hits: int = _DEFAULTS["semantic_pack_hits"]
     semantic_pack_share: float = _DEFAULTS["semantic_pack_share"]
     semantic_pack_lift: bool = _DEFAULTS["semantic_pack_lift"]

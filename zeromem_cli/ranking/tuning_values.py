@@ -39,6 +39,7 @@ VALUES: dict[str, Any] = {
     "semantic_tail": 1,
     "semantic_floor": 0.78,
     "semantic_spread": 0.06,
+    "semantic_push_margin": 0.03,
     "semantic_pack_hits": 3,
     "semantic_pack_share": 1.0,
     "semantic_pack_lift": True,

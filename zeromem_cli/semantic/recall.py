@@ -70,15 +70,21 @@ def nearest(
     query: np.ndarray,
     want: int,
     cache: Cache | None = None,
+    near: dict[int, float] | None = None,
 ) -> list[tuple[Any, float]]:
     """Up to ``want`` (memory row, cosine similarity) pairs, most similar first, among the
-    memories ``scope`` and ``filters`` admit whose vector is of their current content."""
+    memories ``scope`` and ``filters`` admit whose vector is of their current content.
+    ``near``: {memory id: None or anything}, filled in with the similarity of each of those
+    ids that has a vector (the lexical hits a dense hit would pass)."""
     if want <= 0:
         return []
     vectors = _vectors(backend, scope, int(query.shape[0]), cache)
     if not len(vectors):
         return []
     sims = vectors.similarities(query)
+    if near:
+        at = np.nonzero(np.isin(vectors.ids, np.fromiter(near, dtype=vectors.ids.dtype)))[0]
+        near.update((int(vectors.ids[i]), float(sims[i])) for i in at)
     first = min(len(sims), 4 * want + 64)
     top = np.argpartition(-sims, first - 1)[:first]
     order = top[np.argsort(-sims[top], kind="stable")]
@@ -135,5 +141,11 @@ def joined(
         want = min(limit, max(tuning.semantic_pack_hits, 0))
         dense = nearest(backend, scope, now, filters, vector, want, cache)
         return semantic_pack_merge(lexical, dense, limit, holding(words), tuning)
-    dense = nearest(backend, scope, now, filters, vector, limit, cache)
-    return semantic_merge(lexical, dense, limit, holding(words), tuning)
+    # The similarity of the lexical hit a dense hit would push off a full page.
+    near: dict[int, float] = {}
+    if len(lexical) >= limit and tuning.semantic_push_margin >= 0:
+        near = dict.fromkeys([row["id"] for row, _ in lexical[limit - 1 : limit]], -1.0)
+    dense = nearest(backend, scope, now, filters, vector, limit, cache, near)
+    return semantic_merge(
+        lexical, dense, limit, holding(words), tuning, lambda row: near.get(row["id"])
+    )
