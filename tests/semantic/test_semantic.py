@@ -474,6 +474,23 @@ def test_a_small_pack_keeps_a_memory_sharing_words_whatever_the_dense_hits(
         assert db.search(question, 3)[0].score > 0
 
 
+# A memory holding one of the question's words, and a long one near it in meaning.
+ROWING = "Rowing club practice is on Sunday mornings at the old boathouse."
+ROWING_QUESTION = "which weekday does my teenager go rowing?"
+
+
+def long_guess(who: str) -> str:
+    """~114 tokens about the question in other words; ``who`` "teenager" shares one word."""
+    return (
+        f"Our {who} trains with the school crew every weekend: he takes the early bus to the "
+        "river, warms up on the ergometer, spends two hours on the water with his coach and "
+        "the eight, then stretches and eats with his teammates before coming home in the "
+        "afternoon. The coach wants the boys to keep a training diary, sleep well on Friday "
+        "nights and bring spare socks, a water bottle and a waterproof jacket, because the "
+        "weather on the river changes fast."
+    )
+
+
 @pytest.mark.parametrize("who", ["son", "teenager"])
 def test_a_long_memory_near_in_meaning_leaves_room_for_one_sharing_words(
     tmp_path: Path, who: str
@@ -482,16 +499,7 @@ def test_a_long_memory_near_in_meaning_leaves_room_for_one_sharing_words(
     # lexical hit the nearness lifted ("teenager" is one of the question's words). One long
     # enough to fill most of a small budget would take the room of the memory holding more of
     # the question's words (``semantic_pack_room``), so it is weighed by its words instead.
-    memory = "Rowing club practice is on Sunday mornings at the old boathouse."
-    question = "which weekday does my teenager go rowing?"
-    guess = (
-        f"Our {who} trains with the school crew every weekend: he takes the early bus to the "
-        "river, warms up on the ergometer, spends two hours on the water with his coach and "
-        "the eight, then stretches and eats with his teammates before coming home in the "
-        "afternoon. The coach wants the boys to keep a training diary, sleep well on Friday "
-        "nights and bring spare socks, a water bottle and a waterproof jacket, because the "
-        "weather on the river changes fast."
-    )
+    memory, question, guess = ROWING, ROWING_QUESTION, long_guess(who)
     with MemoryStore(tmp_path / "m.db") as db:
         db.add(memory)
         db.add(guess)
