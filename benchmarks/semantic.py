@@ -100,7 +100,7 @@ class Asked:
         dense: list[tuple[Any, float]],
         words: list[str],
         key: Callable[[Any], Any],
-        near: dict[int, float] | None = None,
+        near: dict[int, float | None] | None = None,
     ) -> None:
         self.group = group  # (split, language, shares a word)
         self.gold = gold
@@ -142,7 +142,7 @@ class Asked:
 
 def _candidates(
     store: MemoryStore, question: str, asked_at: Any
-) -> tuple[list[tuple[Any, float]], list[tuple[Any, float]], list[str], dict[int, float]]:
+) -> tuple[list[tuple[Any, float]], list[tuple[Any, float]], list[str], dict[int, float | None]]:
     """(lexical pairs, dense pairs, content words, {lexical id: similarity}) as
     ``MemoryStore.search`` computes them."""
     from zeromem_cli.search import run_search
@@ -155,7 +155,7 @@ def _candidates(
         lexical = run_search(
             backend, store.scope, now, parsed, limit=POOL, filters=Filters(), as_of=asked_at
         )
-        near.update(dict.fromkeys([row["id"] for row, _ in lexical], -1.0))
+        near.update(dict.fromkeys([row["id"] for row, _ in lexical]))
         dense = (
             []
             if vector is None
@@ -163,7 +163,7 @@ def _candidates(
         )
         return lexical, dense
 
-    near: dict[int, float] = {}
+    near: dict[int, float | None] = {}
     lexical, dense = store.backend.read(run)
     return lexical, dense, list(parsed.content), near
 

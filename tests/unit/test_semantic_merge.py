@@ -57,13 +57,8 @@ def test_a_dense_hit_pushes_the_last_of_a_full_page_off_only_when_clearly_nearer
     margin = T._replace(semantic_push_margin=0.03)
 
     def page(last: float | None, tuning: Any = margin) -> list[int]:
-        near = (lambda r: last if r["id"] == 10 else None) if last is not None else None
-        merged = (
-            semantic_merge(lexical, dense, 10, held, tuning, near)
-            if near
-            else semantic_merge(lexical, dense, 10, held, tuning)
-        )
-        return [r["id"] for r, _ in merged]
+        near = lambda r: last if r["id"] == 10 else None  # noqa: E731
+        return [r["id"] for r, _ in semantic_merge(lexical, dense, 10, held, tuning, near)]
 
     assert page(0.84) == list(range(1, 11))  # 0.02 nearer: the 10th stays
     assert page(0.80) == [42, *range(1, 10)]  # 0.06 nearer: the dense hit takes its place

@@ -70,12 +70,12 @@ def nearest(
     query: np.ndarray,
     want: int,
     cache: Cache | None = None,
-    near: dict[int, float] | None = None,
+    near: dict[int, float | None] | None = None,
 ) -> list[tuple[Any, float]]:
     """Up to ``want`` (memory row, cosine similarity) pairs, most similar first, among the
     memories ``scope`` and ``filters`` admit whose vector is of their current content.
-    ``near``: {memory id: None or anything}, filled in with the similarity of each of those
-    ids that has a vector (the lexical hits a dense hit would pass)."""
+    ``near``: {memory id: None}; each of those ids that has a vector gets its similarity (the
+    lexical hit a dense hit would push off a page), the others stay None."""
     if want <= 0:
         return []
     vectors = _vectors(backend, scope, int(query.shape[0]), cache)
@@ -142,9 +142,9 @@ def joined(
         dense = nearest(backend, scope, now, filters, vector, want, cache)
         return semantic_pack_merge(lexical, dense, limit, holding(words), tuning)
     # The similarity of the lexical hit a dense hit would push off a full page.
-    near: dict[int, float] = {}
+    near: dict[int, float | None] = {}
     if len(lexical) >= limit and tuning.semantic_push_margin >= 0:
-        near = dict.fromkeys([row["id"] for row, _ in lexical[limit - 1 : limit]], -1.0)
+        near[lexical[limit - 1][0]["id"]] = None
     dense = nearest(backend, scope, now, filters, vector, limit, cache, near)
     return semantic_merge(
         lexical, dense, limit, holding(words), tuning, lambda row: near.get(row["id"])
